@@ -1,0 +1,156 @@
+/*
+ * bf.h
+ *		Public interface of the bloomfilter core.
+ *
+ * The core knows Bloom filters and nothing of PostgreSQL: it is pure C99
+ * (plus xxHash), never allocates, and reports failures as bf_status codes.
+ * A filter lives in one contiguous buffer holding exactly its serialised
+ * form (STORAGE.md): a 64-byte little-endian header followed by the payload.
+ * The caller owns that buffer; bf_filter is a decoded view of it.
+ *
+ * Typical use:
+ *		bf_params	p;
+ *		bf_plan(BF_BLOCKED, n, fpr, seed, &p);		-- size it
+ *		buf = my_alloc(p.total_bytes);
+ *		bf_init(&p, buf);							-- empty filter
+ *		bf_open(buf, len, &f);						-- validate and view
+ *		bf_add(&f, bf_hash_bytes(key, keylen, f.seed));
+ *		bf_contains(&f, bf_hash_int64(42, f.seed));
+ */
+#ifndef BF_H
+#define BF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BF_FORMAT_VERSION	1
+#define BF_HEADER_SIZE		64
+#define BF_MAGIC			"BLMF"
+
+/* Hash scheme 1: XXH3-128 of the canonical bytes, seeded with the filter seed */
+#define BF_HASH_XXH3_128	1
+
+/* Most hash functions a filter may use */
+#define BF_MAX_HASHES		64
+
+/*
+ * Largest serialised filter: what a PostgreSQL varlena can hold after its
+ * 4-byte header (1 GB - 1 in all).  Other users of the core share the limit
+ * so that every filter can be stored.
+ */
+#define BF_MAX_BYTES		((uint64_t) 0x3FFFFFFF - 4)
+
+/* Blocked layout: every operation touches one 512-bit (64-byte) block */
+#define BF_BLOCK_BITS		512
+#define BF_BLOCK_BYTES		64
+
+typedef enum bf_variant
+{
+	BF_BLOCKED = 1,
+	BF_CLASSIC = 2
+} bf_variant;
+
+#define BF_VARIANT_MIN		BF_BLOCKED
+#define BF_VARIANT_MAX		BF_CLASSIC
+
+typedef enum bf_status
+{
+	BF_OK = 0,
+	BF_E_ARGUMENT,				/* a sizing argument is out of range */
+	BF_E_TOO_LARGE,				/* the filter would pass BF_MAX_BYTES */
+	BF_E_TRUNCATED,				/* shorter than the header says */
+	BF_E_TRAILING,				/* longer than the header says */
+	BF_E_MAGIC,					/* not a bloomfilter at all */
+	BF_E_VERSION,				/* a format version this core cannot read */
+	BF_E_VARIANT,				/* unknown variant code */
+	BF_E_HASH_SCHEME,			/* unknown hash scheme */
+	BF_E_FLAGS,					/* reserved header bits set */
+	BF_E_HASHES,				/* hash count out of range */
+	BF_E_BITS,					/* bit count invalid for the variant */
+	BF_E_PAYLOAD,				/* payload size disagrees with the bit count */
+	BF_E_PADDING,				/* bits past the end of the filter are set */
+	BF_E_TARGET,				/* stored target rate is not a rate */
+	BF_E_INCOMPATIBLE			/* two filters of different parameters */
+} bf_status;
+
+/* The two 64-bit halves of an element's hash */
+typedef struct bf_hash
+{
+	uint64_t	lo;
+	uint64_t	hi;
+} bf_hash;
+
+/*
+ * Everything that defines a filter's shape; filled by bf_plan or
+ * bf_plan_bits and consumed by bf_init.
+ */
+typedef struct bf_params
+{
+	bf_variant	variant;
+	uint32_t	hashes;			/* k */
+	uint64_t	seed;
+	uint64_t	bits;			/* m */
+	uint64_t	expected_items; /* 0 when not sized for a count */
+	double		target_fpr;		/* 0 when not sized for a rate */
+	uint64_t	payload_bytes;
+	uint64_t	total_bytes;	/* header + payload */
+} bf_params;
+
+/*
+ * A decoded, validated filter.  'base' points at the serialised bytes (the
+ * header); 'payload' at the bit array that follows it.  Adding through the
+ * view updates both the bits and the header's item count.
+ */
+typedef struct bf_filter
+{
+	unsigned char *base;
+	unsigned char *payload;
+	bf_variant	variant;
+	uint32_t	hashes;
+	uint64_t	seed;
+	uint64_t	bits;
+	uint64_t	blocks;			/* blocked: bits / 512 */
+	uint64_t	items;			/* items added (saturating) */
+	uint64_t	expected_items;
+	double		target_fpr;
+	uint64_t	payload_bytes;
+} bf_filter;
+
+/* hash.c: element hashing over canonical bytes (STORAGE.md) */
+extern bf_hash bf_hash_bytes(const void *data, size_t len, uint64_t seed);
+extern bf_hash bf_hash_int64(int64_t value, uint64_t seed);
+
+/* variant.c: names and capabilities */
+extern const char *bf_variant_name(bf_variant variant);
+extern bool bf_variant_parse(const char *name, size_t len, bf_variant *variant);
+extern const char *bf_variant_list(void);
+
+/* sizing.c: the false-positive models and sizing */
+extern double bf_classic_fpr(double bits, double items, double hashes);
+extern double bf_blocked_fpr(double bits, double items, double hashes);
+extern uint32_t bf_classic_hashes(double bits, double items);
+extern bf_status bf_optimal_bits(bf_variant variant, double items, double fpr,
+								 uint64_t *bits, uint32_t *hashes);
+extern bf_status bf_capacity(bf_variant variant, uint64_t bits, double fpr,
+							 uint64_t *items);
+extern uint64_t bf_filter_capacity(const bf_filter *f);
+extern double bf_filter_model_fpr(const bf_filter *f, double items);
+
+/* format.c: construction, validation and header access */
+extern bf_status bf_plan(bf_variant variant, uint64_t items, double fpr,
+						 uint64_t seed, bf_params *params);
+extern bf_status bf_plan_bits(bf_variant variant, uint64_t bits,
+							  uint32_t hashes, uint64_t seed,
+							  bf_params *params);
+extern void bf_init(const bf_params *params, void *buf);
+extern bf_status bf_check_header(const void *buf, size_t len,
+								 uint64_t *total_bytes);
+extern bf_status bf_open(void *buf, size_t len, bf_filter *f);
+extern const char *bf_status_message(bf_status status);
+
+/* ops.c: membership */
+extern void bf_add(bf_filter *f, bf_hash h);
+extern bool bf_contains(const bf_filter *f, bf_hash h);
+
+#endif							/* BF_H */

@@ -1,0 +1,156 @@
+/*
+ * bf_internal.h
+ *		Private declarations shared by the core's source files.
+ *
+ * Each variant supplies one bf_variant_ops table; the public entry points
+ * in variant.c and format.c dispatch through it instead of switching on the
+ * variant in every function.
+ */
+#ifndef BF_INTERNAL_H
+#define BF_INTERNAL_H
+
+#include <string.h>
+
+#include "bf.h"
+
+/* Header field offsets (STORAGE.md) */
+#define BF_OFF_MAGIC		0
+#define BF_OFF_VERSION		4
+#define BF_OFF_VARIANT		5
+#define BF_OFF_SCHEME		6
+#define BF_OFF_FLAGS		7
+#define BF_OFF_HASHES		8
+#define BF_OFF_RESERVED		12
+#define BF_OFF_SEED			16
+#define BF_OFF_BITS			24
+#define BF_OFF_ITEMS		32
+#define BF_OFF_EXPECTED		40
+#define BF_OFF_TARGET		48
+#define BF_OFF_PAYLOAD		56
+
+typedef struct bf_variant_ops
+{
+	const char *name;
+	/* smallest filter of this layout holding 'items' at rate 'fpr' */
+	bf_status	(*size) (double items, double fpr, uint64_t *bits,
+						 uint32_t *hashes);
+	/* most items 'bits' hold at 'fpr' with k hashes (0: the best k) */
+	double		(*capacity) (double bits, double fpr, uint32_t hashes);
+	/* round a requested bit count to one the layout can hold */
+	uint64_t	(*round_bits) (uint64_t bits);
+	/* payload bytes for 'bits' (already rounded); 0 if the count is invalid */
+	uint64_t	(*payload_bytes) (uint64_t bits);
+	/* expected false-positive rate of the layout */
+	double		(*fpr) (double bits, double items, double hashes);
+	/* checks on the payload beyond what the header tells */
+	bf_status	(*validate) (const bf_filter *f);
+	void		(*add) (bf_filter *f, bf_hash h);
+	bool		(*contains) (const bf_filter *f, bf_hash h);
+} bf_variant_ops;
+
+extern const bf_variant_ops bf_blocked_ops;
+extern const bf_variant_ops bf_classic_ops;
+
+extern const bf_variant_ops *bf_ops(bf_variant variant);
+
+/* sizing.c: the per-layout models behind the ops tables */
+extern bf_status bf_classic_size(double items, double fpr, uint64_t *bits,
+								 uint32_t *hashes);
+extern bf_status bf_blocked_size(double items, double fpr, uint64_t *bits,
+								 uint32_t *hashes);
+extern double bf_classic_capacity(double bits, double fpr, uint32_t hashes);
+extern double bf_blocked_capacity(double bits, double fpr, uint32_t hashes);
+
+/* Little-endian access that compiles to plain loads on little-endian hosts */
+static inline uint64_t
+bf_get_le64(const unsigned char *p)
+{
+	uint64_t	v = 0;
+	int			i;
+
+	for (i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static inline uint32_t
+bf_get_le32(const unsigned char *p)
+{
+	return (uint32_t) p[0] | (uint32_t) p[1] << 8 |
+		(uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+static inline void
+bf_put_le64(unsigned char *p, uint64_t v)
+{
+	int			i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (unsigned char) (v >> (8 * i));
+}
+
+static inline void
+bf_put_le32(unsigned char *p, uint32_t v)
+{
+	int			i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (unsigned char) (v >> (8 * i));
+}
+
+static inline double
+bf_get_double(const unsigned char *p)
+{
+	uint64_t	bits = bf_get_le64(p);
+	double		d;
+
+	memcpy(&d, &bits, sizeof(d));
+	return d;
+}
+
+static inline void
+bf_put_double(unsigned char *p, double d)
+{
+	uint64_t	bits;
+
+	memcpy(&bits, &d, sizeof(bits));
+	bf_put_le64(p, bits);
+}
+
+/* High 64 bits of a 64 x 64-bit product: maps a hash onto [0, n) */
+static inline uint64_t
+bf_mulhi64(uint64_t a, uint64_t b)
+{
+#if defined(__SIZEOF_INT128__)
+	__extension__ typedef unsigned __int128 bf_u128;
+
+	return (uint64_t) (((bf_u128) a * b) >> 64);
+#else
+	uint64_t	a_lo = (uint32_t) a,
+				a_hi = a >> 32,
+				b_lo = (uint32_t) b,
+				b_hi = b >> 32;
+	uint64_t	lo_lo = a_lo * b_lo,
+				hi_lo = a_hi * b_lo,
+				lo_hi = a_lo * b_hi,
+				hi_hi = a_hi * b_hi;
+	uint64_t	cross = (lo_lo >> 32) + (uint32_t) hi_lo + lo_hi;
+
+	return hi_hi + (hi_lo >> 32) + (cross >> 32);
+#endif
+}
+
+/* Bit i of a payload is bit (i % 8) of byte (i / 8): endian-free */
+static inline void
+bf_bit_set(unsigned char *bits, uint64_t i)
+{
+	bits[i >> 3] |= (unsigned char) (1u << (i & 7));
+}
+
+static inline bool
+bf_bit_test(const unsigned char *bits, uint64_t i)
+{
+	return (bits[i >> 3] >> (i & 7)) & 1;
+}
+
+#endif							/* BF_INTERNAL_H */
