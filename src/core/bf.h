@@ -59,6 +59,7 @@ typedef enum bf_status
 	BF_OK = 0,
 	BF_E_ARGUMENT,				/* a sizing argument is out of range */
 	BF_E_TOO_LARGE,				/* the filter would pass BF_MAX_BYTES */
+	BF_E_SHORT,					/* too short for the header */
 	BF_E_TRUNCATED,				/* shorter than the header says */
 	BF_E_TRAILING,				/* longer than the header says */
 	BF_E_MAGIC,					/* not a bloomfilter at all */

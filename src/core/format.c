@@ -102,7 +102,7 @@ bf_check_header(const void *buf, size_t len, uint64_t *total_bytes)
 	double		target;
 
 	if (len < BF_HEADER_SIZE)
-		return BF_E_TRUNCATED;
+		return BF_E_SHORT;
 	if (memcmp(b + BF_OFF_MAGIC, BF_MAGIC, 4) != 0)
 		return BF_E_MAGIC;
 	if (b[BF_OFF_VERSION] != BF_FORMAT_VERSION)
@@ -170,6 +170,8 @@ bf_status_message(bf_status status)
 			return "The number of items must be at least 1 and the false-positive rate must lie strictly between 0 and 1.";
 		case BF_E_TOO_LARGE:
 			return "The filter would be larger than the 1 GB limit of a PostgreSQL value.";
+		case BF_E_SHORT:
+			return "The value is shorter than the 64-byte header.";
 		case BF_E_TRUNCATED:
 			return "The value is shorter than its header says.";
 		case BF_E_TRAILING:

@@ -22,8 +22,12 @@
 
 #define LN2			0.69314718055994530942
 
-/* Largest bit count any variant may have: the payload fits BF_MAX_BYTES */
-#define MAX_BITS	((double) (BF_MAX_BYTES - BF_HEADER_SIZE) * 8.0)
+/*
+ * Largest bit count the sizing functions report.  The models answer for any
+ * size that fits in 63 bits, so that callers can see how far past the 1 GB
+ * limit of one filter a request lies; bf_plan enforces that limit.
+ */
+#define MAX_BITS	9.2e18
 
 double
 bf_classic_fpr(double bits, double items, double hashes)

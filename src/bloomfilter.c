@@ -1,8 +1,0 @@
-/*
- * bloomfilter.c
- *		Module entry point of the bloomfilter extension.
- */
-#include "postgres.h"
-#include "fmgr.h"
-
-PG_MODULE_MAGIC;

@@ -1,0 +1,104 @@
+/*
+ * bloomfilter.h
+ *		PostgreSQL glue of the bloomfilter extension: the varlena type and
+ *		the helpers shared by the SQL-callable functions.
+ *
+ * All filter logic lives in the core (src/core/bf.h); this layer turns SQL
+ * values into core calls, caches what can be cached per call site, and
+ * turns core status codes into ereports.
+ */
+#ifndef BLOOMFILTER_H
+#define BLOOMFILTER_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+
+#include "bf.h"
+
+/*
+ * The SQL value: a varlena whose data are exactly the core's serialised
+ * filter, so f::bytea yields the bytes STORAGE.md documents.
+ */
+typedef struct BloomFilter
+{
+	int32		vl_len_;		/* varlena header (do not touch directly!) */
+	unsigned char data[FLEXIBLE_ARRAY_MEMBER];	/* header, then payload */
+} BloomFilter;
+
+#define DatumGetBloomFilterP(d)		((BloomFilter *) PG_DETOAST_DATUM(d))
+#define DatumGetBloomFilterPCopy(d) ((BloomFilter *) PG_DETOAST_DATUM_COPY(d))
+#define PG_GETARG_BLOOMFILTER_P(n)	DatumGetBloomFilterP(PG_GETARG_DATUM(n))
+#define PG_GETARG_BLOOMFILTER_P_COPY(n) \
+	DatumGetBloomFilterPCopy(PG_GETARG_DATUM(n))
+#define PG_RETURN_BLOOMFILTER_P(x)	PG_RETURN_POINTER(x)
+
+/*
+ * How one call site hashes its element argument, worked out once from the
+ * argument's type and kept in fn_extra.
+ */
+typedef enum ElementKind
+{
+	ELEM_INTEGER,				/* int2, int4, int8: 8-byte little-endian */
+	ELEM_BYTES,					/* text, varchar, bytea: the raw bytes */
+	ELEM_UUID,					/* the 16 bytes */
+	ELEM_TEXT_OUT,				/* output text, for types whose send form
+								 * depends on client_encoding */
+	ELEM_SEND					/* the binary send form */
+} ElementKind;
+
+typedef struct ElementHasher
+{
+	Oid			type;
+	ElementKind kind;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	FmgrInfo	io;				/* send or output function, when needed */
+} ElementHasher;
+
+/*
+ * A filter argument cached for one call site, so that a constant, a
+ * subquery result or a stored (TOASTed) filter is detoasted and validated
+ * once per query rather than once per row.
+ */
+typedef struct FilterCache
+{
+	int			kind;			/* what identifies the cached value */
+	Oid			toastrelid;		/* TOAST pointer identity */
+	Oid			valueid;
+	void	   *key;			/* inline compressed datum, byte for byte */
+	Size		keylen;
+	const void *pointer;		/* stable in-memory datum */
+	struct varlena *copy;		/* detoasted copy, in fn_mcxt */
+	bf_filter	filter;			/* view over the cached bytes */
+} FilterCache;
+
+/* Per-call-site state of the membership functions */
+typedef struct CallCache
+{
+	ElementHasher elem;
+	FilterCache filter;
+} CallCache;
+
+/* util.c */
+extern void bloomfilter_open(struct varlena *bf, bf_filter *view);
+extern void bloomfilter_open_input(const void *data, Size len,
+								   bf_filter *view, bool binary);
+extern void bloomfilter_report(bf_status status);
+extern bf_variant bloomfilter_parse_variant(text *name);
+extern BloomFilter *bloomfilter_alloc(const bf_params *params);
+extern CallCache *bloomfilter_call_cache(FunctionCallInfo fcinfo);
+
+/* element.c */
+extern void element_hasher_init(ElementHasher *eh, Oid type,
+								MemoryContext mcxt);
+extern bf_hash element_hash(ElementHasher *eh, Datum value, uint64 seed);
+extern ElementHasher *element_hasher_for_arg(FunctionCallInfo fcinfo,
+											 CallCache *cc, int argno);
+
+/* filter_cache.c */
+extern bf_filter *filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc,
+									 int argno);
+
+#endif							/* BLOOMFILTER_H */

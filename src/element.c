@@ -1,0 +1,137 @@
+/*
+ * element.c
+ *		Canonical bytes of SQL elements, and their hashes.
+ *
+ * STORAGE.md documents the encoding: integers of every width as the same
+ * 8-byte little-endian value (so 42::int4 and 42::int8 match), text,
+ * varchar, bpchar and bytea as their bytes, uuid as its 16 bytes, and any
+ * other type as its binary send form.  Types whose send form passes through
+ * client_encoding (other string types, json, jsonb, xml) hash their output
+ * text instead, so a filter answers the same in every session.
+ */
+#include "bloomfilter.h"
+
+#include "catalog/pg_type.h"
+#include "utils/lsyscache.h"
+#include "utils/uuid.h"
+
+void
+element_hasher_init(ElementHasher *eh, Oid type, MemoryContext mcxt)
+{
+	Oid			base = getBaseType(type);
+	Oid			send;
+	Oid			func;
+	char		category,
+				delim;
+	bool		preferred,
+				isvarlena;
+
+	eh->type = type;
+	get_typlenbyvalalign(base, &eh->typlen, &eh->typbyval, &eh->typalign);
+	switch (base)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+			eh->kind = ELEM_INTEGER;
+			return;
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+		case BYTEAOID:
+			eh->kind = ELEM_BYTES;
+			return;
+		case UUIDOID:
+			eh->kind = ELEM_UUID;
+			return;
+		case JSONOID:
+		case JSONBOID:
+		case XMLOID:
+			eh->kind = ELEM_TEXT_OUT;
+			break;
+		default:
+			get_type_category_preferred(base, &category, &preferred);
+			eh->kind = category == TYPCATEGORY_STRING ?
+				ELEM_TEXT_OUT : ELEM_SEND;
+			break;
+	}
+	if (eh->kind == ELEM_SEND)
+	{
+		Oid			ioparam;
+
+		get_type_io_data(base, IOFunc_send, &eh->typlen, &eh->typbyval,
+						 &eh->typalign, &delim, &ioparam, &send);
+		if (OidIsValid(send))
+		{
+			fmgr_info_cxt(send, &eh->io, mcxt);
+			return;
+		}
+		eh->kind = ELEM_TEXT_OUT;	/* no send function: the text form */
+	}
+	getTypeOutputInfo(base, &func, &isvarlena);
+	fmgr_info_cxt(func, &eh->io, mcxt);
+}
+
+bf_hash
+element_hash(ElementHasher *eh, Datum value, uint64 seed)
+{
+	bf_hash		h;
+
+	switch (eh->kind)
+	{
+		case ELEM_INTEGER:
+			if (eh->typlen == 2)
+				return bf_hash_int64(DatumGetInt16(value), seed);
+			if (eh->typlen == 4)
+				return bf_hash_int64(DatumGetInt32(value), seed);
+			return bf_hash_int64(DatumGetInt64(value), seed);
+		case ELEM_BYTES:
+			{
+				struct varlena *raw = (struct varlena *) DatumGetPointer(value);
+				struct varlena *v = pg_detoast_datum_packed(raw);
+
+				h = bf_hash_bytes(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v), seed);
+				if (v != raw)
+					pfree(v);
+				return h;
+			}
+		case ELEM_UUID:
+			return bf_hash_bytes(DatumGetUUIDP(value)->data, UUID_LEN, seed);
+		case ELEM_TEXT_OUT:
+			{
+				char	   *s = OutputFunctionCall(&eh->io, value);
+
+				h = bf_hash_bytes(s, strlen(s), seed);
+				pfree(s);
+				return h;
+			}
+		case ELEM_SEND:
+			{
+				bytea	   *b = SendFunctionCall(&eh->io, value);
+
+				h = bf_hash_bytes(VARDATA(b), VARSIZE(b) - VARHDRSZ, seed);
+				pfree(b);
+				return h;
+			}
+	}
+	elog(ERROR, "unrecognized element kind %d", (int) eh->kind);
+	pg_unreachable();
+}
+
+/* The hasher for argument 'argno', resolved once per call site */
+ElementHasher *
+element_hasher_for_arg(FunctionCallInfo fcinfo, CallCache *cc, int argno)
+{
+	if (!OidIsValid(cc->elem.type))
+	{
+		Oid			type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+
+		if (!OidIsValid(type))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("could not determine the element type"),
+					 errdetail("The function was called without its call expression.")));
+		element_hasher_init(&cc->elem, type, fcinfo->flinfo->fn_mcxt);
+	}
+	return &cc->elem;
+}

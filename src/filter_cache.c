@@ -1,0 +1,94 @@
+/*
+ * filter_cache.c
+ *		Per-call-site cache of a filter argument.
+ *
+ * A probe such as  WHERE (SELECT f FROM filters WHERE id = 1) @> url  or a
+ * join against a stored filter sees the same large, TOASTed value on every
+ * row.  Detoasting it per row would copy the whole filter per row, so the
+ * first call detoasts it into fn_mcxt and later calls reuse the copy as long
+ * as they are handed the same value:
+ *
+ * - an on-disk TOAST pointer is identified by its (toast relation, value id),
+ *   which no other stored value shares;
+ * - an inline compressed datum is small (it fits in a heap tuple), so it is
+ *   compared byte for byte with the one that produced the copy;
+ * - a plain datum needs no detoasting; it is re-read in place on each call,
+ *   except that a Const or external Param argument (get_fn_expr_arg_stable)
+ *   is decoded only once.  Pointer identity alone is not trusted otherwise:
+ *   memory is reused between rows and between rescans of an initplan.
+ */
+#include "bloomfilter.h"
+
+#include "access/detoast.h"
+
+#define FC_NONE			0
+#define FC_TOAST		1
+#define FC_COMPRESSED	2
+#define FC_STABLE		3
+
+/* Replaces the cached copy with a detoasted copy of 'raw' */
+static void
+cache_detoast(FunctionCallInfo fcinfo, FilterCache *fc, struct varlena *raw)
+{
+	MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+	if (fc->copy)
+		pfree(fc->copy);
+	if (fc->key)
+		pfree(fc->key);
+	fc->copy = NULL;
+	fc->key = NULL;
+	fc->kind = FC_NONE;
+	fc->copy = detoast_attr(raw);
+	MemoryContextSwitchTo(old);
+	bloomfilter_open(fc->copy, &fc->filter);
+}
+
+bf_filter *
+filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc, int argno)
+{
+	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(argno);
+
+	if (VARATT_IS_EXTERNAL_ONDISK(raw))
+	{
+		struct varatt_external ext;
+
+		VARATT_EXTERNAL_GET_POINTER(ext, raw);
+		if (fc->kind == FC_TOAST && fc->valueid == ext.va_valueid &&
+			fc->toastrelid == ext.va_toastrelid)
+			return &fc->filter;
+		cache_detoast(fcinfo, fc, raw);
+		fc->kind = FC_TOAST;
+		fc->toastrelid = ext.va_toastrelid;
+		fc->valueid = ext.va_valueid;
+		return &fc->filter;
+	}
+	if (VARATT_IS_COMPRESSED(raw))
+	{
+		Size		len = VARSIZE(raw);
+
+		if (fc->kind == FC_COMPRESSED && fc->keylen == len &&
+			memcmp(fc->key, raw, len) == 0)
+			return &fc->filter;
+		cache_detoast(fcinfo, fc, raw);
+		fc->key = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, len);
+		memcpy(fc->key, raw, len);
+		fc->keylen = len;
+		fc->kind = FC_COMPRESSED;
+		return &fc->filter;
+	}
+	if (VARATT_IS_EXTERNAL(raw))
+	{
+		/* expanded or indirect: nothing identifies it; detoast per call */
+		bloomfilter_open(detoast_attr(raw), &fc->filter);
+		fc->kind = FC_NONE;
+		return &fc->filter;
+	}
+	if (fc->kind == FC_STABLE && fc->pointer == raw)
+		return &fc->filter;
+	bloomfilter_open(raw, &fc->filter);
+	fc->pointer = raw;
+	fc->kind = get_fn_expr_arg_stable(fcinfo->flinfo, argno) ?
+		FC_STABLE : FC_NONE;
+	return &fc->filter;
+}

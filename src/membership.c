@@ -1,0 +1,113 @@
+/*
+ * membership.c
+ *		Adding elements to a filter and testing them.
+ *
+ * One C function serves every element-type overload of an SQL function:
+ * the element's type is resolved once per call site (element.c), and the
+ * filter argument of a probe is cached per call site (filter_cache.c).
+ * Adding returns a new filter; the input datum is never modified.
+ */
+#include "bloomfilter.h"
+
+#include "miscadmin.h"
+#include "utils/array.h"
+
+PG_FUNCTION_INFO_V1(bloomfilter_add);
+PG_FUNCTION_INFO_V1(bloomfilter_add_all);
+PG_FUNCTION_INFO_V1(bloomfilter_contains);
+PG_FUNCTION_INFO_V1(bloomfilter_contained);
+
+/* Elements between checks for query cancel in array loops */
+#define CANCEL_INTERVAL 65536
+
+/* A writable copy of argument 0, opened */
+static BloomFilter *
+copy_filter(FunctionCallInfo fcinfo, bf_filter *view)
+{
+	BloomFilter *bf = PG_GETARG_BLOOMFILTER_P_COPY(0);
+
+	bloomfilter_open((struct varlena *) bf, view);
+	return bf;
+}
+
+/*
+ * bloomfilter_add(f, elem), f || elem.  Not strict: adding NULL leaves the
+ * filter as it was, so UPDATE t SET f = f || x never loses a filter.
+ */
+Datum
+bloomfilter_add(PG_FUNCTION_ARGS)
+{
+	CallCache  *cc;
+	ElementHasher *eh;
+	BloomFilter *bf;
+	bf_filter	view;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	cc = bloomfilter_call_cache(fcinfo);
+	eh = element_hasher_for_arg(fcinfo, cc, 1);
+	bf = copy_filter(fcinfo, &view);
+	bf_add(&view, element_hash(eh, PG_GETARG_DATUM(1), view.seed));
+	PG_RETURN_BLOOMFILTER_P(bf);
+}
+
+/* bloomfilter_add_all(f, anyarray): every non-NULL element, in one copy */
+Datum
+bloomfilter_add_all(PG_FUNCTION_ARGS)
+{
+	CallCache  *cc;
+	ArrayType  *arr;
+	ArrayIterator it;
+	BloomFilter *bf;
+	bf_filter	view;
+	Datum		value;
+	bool		isnull;
+	uint32		n = 0;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	cc = bloomfilter_call_cache(fcinfo);
+	arr = PG_GETARG_ARRAYTYPE_P(1);
+	if (cc->elem.type != ARR_ELEMTYPE(arr))
+		element_hasher_init(&cc->elem, ARR_ELEMTYPE(arr),
+							fcinfo->flinfo->fn_mcxt);
+	bf = copy_filter(fcinfo, &view);
+	it = array_create_iterator(arr, 0, NULL);
+	while (array_iterate(it, &value, &isnull))
+	{
+		if (!isnull)
+			bf_add(&view, element_hash(&cc->elem, value, view.seed));
+		if (++n % CANCEL_INTERVAL == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	array_free_iterator(it);
+	PG_RETURN_BLOOMFILTER_P(bf);
+}
+
+static inline bool
+contains(FunctionCallInfo fcinfo, int filter_arg, int elem_arg)
+{
+	CallCache  *cc = bloomfilter_call_cache(fcinfo);
+	ElementHasher *eh = element_hasher_for_arg(fcinfo, cc, elem_arg);
+	bf_filter  *f = filter_cache_fetch(fcinfo, &cc->filter, filter_arg);
+
+	return bf_contains(f, element_hash(eh, PG_GETARG_DATUM(elem_arg), f->seed));
+}
+
+/* bloomfilter_contains(f, elem), f @> elem */
+Datum
+bloomfilter_contains(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains(fcinfo, 0, 1));
+}
+
+/* elem <@ f */
+Datum
+bloomfilter_contained(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains(fcinfo, 1, 0));
+}

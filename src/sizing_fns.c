@@ -1,0 +1,182 @@
+/*
+ * sizing_fns.c
+ *		Constructors and the sizing functions that plan a filter.
+ */
+#include "bloomfilter.h"
+
+#include <math.h>
+
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(bloomfilter_create);
+PG_FUNCTION_INFO_V1(bloomfilter_create_bits);
+PG_FUNCTION_INFO_V1(bloomfilter_optimal_bits);
+PG_FUNCTION_INFO_V1(bloomfilter_optimal_hashes);
+PG_FUNCTION_INFO_V1(bloomfilter_false_positive_rate);
+PG_FUNCTION_INFO_V1(bloomfilter_capacity);
+
+static void
+check_items(const char *name, int64 items, bool zero_ok)
+{
+	if (items < 0 || (items == 0 && !zero_ok))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be %s", name,
+						zero_ok ? "zero or positive" : "positive"),
+				 errdetail("%s was " INT64_FORMAT ".", name, items)));
+}
+
+static void
+check_rate(double fpr)
+{
+	if (!(fpr > 0.0 && fpr < 1.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("false_positive_rate must lie strictly between 0 and 1"),
+				 errdetail("false_positive_rate was %g.", fpr),
+				 errhint("A rate of 1 %% is 0.01.")));
+}
+
+static void
+check_hashes(int32 hashes)
+{
+	if (hashes < 1 || hashes > BF_MAX_HASHES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("hashes must be between 1 and %d", BF_MAX_HASHES),
+				 errdetail("hashes was %d.", hashes)));
+}
+
+/* A filter too large for one value: say how large, and what to do */
+static void
+report_too_large(bf_variant variant, int64 items, double fpr)
+{
+	uint64		bits;
+	uint32		hashes;
+
+	if (bf_optimal_bits(variant, (double) items, fpr, &bits, &hashes) != BF_OK)
+		bloomfilter_report(BF_E_TOO_LARGE);
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("bloomfilter would exceed the 1 GB limit of one value"),
+			 errdetail("A %s filter for " INT64_FORMAT " items at rate %g needs " UINT64_FORMAT " bytes.",
+					   bf_variant_name(variant), items, fpr, bits / 8),
+			 errhint("Split the set across several filters, for example one per day or per hash range, or accept a higher false-positive rate.")));
+}
+
+/* bloomfilter_create(expected_items, false_positive_rate, variant, seed) */
+Datum
+bloomfilter_create(PG_FUNCTION_ARGS)
+{
+	int64		items = PG_GETARG_INT64(0);
+	double		fpr = PG_GETARG_FLOAT8(1);
+	bf_variant	variant = bloomfilter_parse_variant(PG_GETARG_TEXT_PP(2));
+	int64		seed = PG_GETARG_INT64(3);
+	bf_params	params;
+	bf_status	st;
+
+	check_items("expected_items", items, false);
+	check_rate(fpr);
+	st = bf_plan(variant, (uint64) items, fpr, (uint64) seed, &params);
+	if (st == BF_E_TOO_LARGE)
+		report_too_large(variant, items, fpr);
+	if (st != BF_OK)
+		bloomfilter_report(st);
+	PG_RETURN_BLOOMFILTER_P(bloomfilter_alloc(&params));
+}
+
+/* bloomfilter_create_bits(bits, hashes, variant, seed) */
+Datum
+bloomfilter_create_bits(PG_FUNCTION_ARGS)
+{
+	int64		bits = PG_GETARG_INT64(0);
+	int32		hashes = PG_GETARG_INT32(1);
+	bf_variant	variant = bloomfilter_parse_variant(PG_GETARG_TEXT_PP(2));
+	int64		seed = PG_GETARG_INT64(3);
+	bf_params	params;
+	bf_status	st;
+
+	check_items("bits", bits, false);
+	check_hashes(hashes);
+	st = bf_plan_bits(variant, (uint64) bits, (uint32) hashes, (uint64) seed,
+					  &params);
+	if (st == BF_E_TOO_LARGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloomfilter would exceed the 1 GB limit of one value"),
+				 errdetail("A filter of " INT64_FORMAT " bits needs " INT64_FORMAT " bytes.",
+						   bits, bits / 8),
+				 errhint("Split the set across several filters, for example one per day or per hash range.")));
+	if (st != BF_OK)
+		bloomfilter_report(st);
+	PG_RETURN_BLOOMFILTER_P(bloomfilter_alloc(&params));
+}
+
+/* bloomfilter_optimal_bits(expected_items, false_positive_rate, variant) */
+Datum
+bloomfilter_optimal_bits(PG_FUNCTION_ARGS)
+{
+	int64		items = PG_GETARG_INT64(0);
+	double		fpr = PG_GETARG_FLOAT8(1);
+	bf_variant	variant = bloomfilter_parse_variant(PG_GETARG_TEXT_PP(2));
+	uint64		bits;
+	uint32		hashes;
+	bf_status	st;
+
+	check_items("expected_items", items, false);
+	check_rate(fpr);
+	st = bf_optimal_bits(variant, (double) items, fpr, &bits, &hashes);
+	if (st == BF_E_TOO_LARGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("bit count out of range for bigint"),
+				 errdetail("" INT64_FORMAT " items at rate %g need more than 2^63 bits.",
+						   items, fpr)));
+	if (st != BF_OK)
+		bloomfilter_report(st);
+	PG_RETURN_INT64((int64) bits);
+}
+
+/* bloomfilter_optimal_hashes(bits, expected_items): round((m / n) ln 2) */
+Datum
+bloomfilter_optimal_hashes(PG_FUNCTION_ARGS)
+{
+	int64		bits = PG_GETARG_INT64(0);
+	int64		items = PG_GETARG_INT64(1);
+
+	check_items("bits", bits, false);
+	check_items("expected_items", items, false);
+	PG_RETURN_INT32((int32) bf_classic_hashes((double) bits, (double) items));
+}
+
+/* bloomfilter_false_positive_rate(bits, expected_items, hashes): classic */
+Datum
+bloomfilter_false_positive_rate(PG_FUNCTION_ARGS)
+{
+	int64		bits = PG_GETARG_INT64(0);
+	int64		items = PG_GETARG_INT64(1);
+	int32		hashes = PG_GETARG_INT32(2);
+
+	check_items("bits", bits, false);
+	check_items("expected_items", items, true);
+	check_hashes(hashes);
+	PG_RETURN_FLOAT8(bf_classic_fpr((double) bits, (double) items, hashes));
+}
+
+/* bloomfilter_capacity(bits, false_positive_rate, variant) */
+Datum
+bloomfilter_capacity(PG_FUNCTION_ARGS)
+{
+	int64		bits = PG_GETARG_INT64(0);
+	double		fpr = PG_GETARG_FLOAT8(1);
+	bf_variant	variant = bloomfilter_parse_variant(PG_GETARG_TEXT_PP(2));
+	uint64		items;
+	bf_status	st;
+
+	check_items("bits", bits, false);
+	check_rate(fpr);
+	st = bf_capacity(variant, (uint64) bits, fpr, &items);
+	if (st != BF_OK)
+		bloomfilter_report(st);
+	PG_RETURN_INT64((int64) items);
+}

@@ -1,0 +1,116 @@
+/*
+ * util.c
+ *		Module magic and the helpers every SQL-callable function shares:
+ *		opening filters, reporting core errors, parsing variants, allocating.
+ */
+#include "bloomfilter.h"
+
+#include "utils/builtins.h"
+
+PG_MODULE_MAGIC;
+
+/*
+ * Opens a filter that PostgreSQL handed us (any varlena header, not
+ * external): every way in was validated, so bad bytes mean corruption.
+ */
+void
+bloomfilter_open(struct varlena *bf, bf_filter *view)
+{
+	bf_status	st = bf_open(VARDATA_ANY(bf), VARSIZE_ANY_EXHDR(bf), view);
+
+	if (st != BF_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted bloomfilter value"),
+				 errdetail("%s", bf_status_message(st))));
+}
+
+/* Opens untrusted bytes from text input, binary input or a bytea cast */
+void
+bloomfilter_open_input(const void *data, Size len, bf_filter *view,
+					   bool binary)
+{
+	bf_status	st = bf_open((void *) data, len, view);
+
+	if (st == BF_OK)
+		return;
+	if (st == BF_E_TOO_LARGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloomfilter value declares a size past the 1 GB limit"),
+				 errdetail("%s", bf_status_message(st))));
+	ereport(ERROR,
+			(errcode(binary ? ERRCODE_INVALID_BINARY_REPRESENTATION :
+					 ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid %s for type bloomfilter",
+					binary ? "binary data" : "input syntax"),
+			 errdetail("%s", bf_status_message(st))));
+}
+
+/* Reports a failed bf_plan or sizing call */
+void
+bloomfilter_report(bf_status status)
+{
+	if (status == BF_E_TOO_LARGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloomfilter would exceed the 1 GB limit of one value"),
+				 errdetail("%s", bf_status_message(status)),
+				 errhint("Split the set across several filters, for example one per day or per hash range, or accept a higher false-positive rate.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid bloomfilter parameters"),
+			 errdetail("%s", bf_status_message(status))));
+}
+
+/* Variants the specification names that this version does not build yet */
+static const char *const planned_variants[] = {"counting", "scalable", "cuckoo"};
+
+bf_variant
+bloomfilter_parse_variant(text *name)
+{
+	const char *s = VARDATA_ANY(name);
+	int			len = VARSIZE_ANY_EXHDR(name);
+	bf_variant	variant;
+	int			i;
+
+	if (bf_variant_parse(s, len, &variant))
+		return variant;
+	for (i = 0; i < lengthof(planned_variants); i++)
+		if (strlen(planned_variants[i]) == len &&
+			memcmp(planned_variants[i], s, len) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("bloomfilter variant \"%s\" is not available in this version",
+							planned_variants[i]),
+					 errhint("Available variants: %s.", bf_variant_list())));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown bloomfilter variant \"%s\"", text_to_cstring(name)),
+			 errhint("Available variants: %s.", bf_variant_list())));
+	pg_unreachable();
+}
+
+/* A new, empty filter of the planned shape, in the current context */
+BloomFilter *
+bloomfilter_alloc(const bf_params *params)
+{
+	BloomFilter *bf;
+
+	/* bf_plan keeps total_bytes within BF_MAX_BYTES, so this fits palloc */
+	Assert(params->total_bytes <= BF_MAX_BYTES);
+	bf = palloc(VARHDRSZ + params->total_bytes);
+	SET_VARSIZE(bf, VARHDRSZ + params->total_bytes);
+	bf_init(params, bf->data);
+	return bf;
+}
+
+/* The per-call-site cache of the membership functions, made on first use */
+CallCache *
+bloomfilter_call_cache(FunctionCallInfo fcinfo)
+{
+	if (fcinfo->flinfo->fn_extra == NULL)
+		fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache));
+	return (CallCache *) fcinfo->flinfo->fn_extra;
+}
