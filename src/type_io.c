@@ -13,6 +13,7 @@
 #include "common/base64.h"
 #include "utils/memutils.h"
 #include "libpq/pqformat.h"
+#include "parser/scansup.h"
 
 PG_FUNCTION_INFO_V1(bloomfilter_in);
 PG_FUNCTION_INFO_V1(bloomfilter_out);
@@ -27,11 +28,19 @@ Datum
 bloomfilter_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
-	Size		len = strlen(str);
-	Size		maxbytes = len / 4 * 3 + 3;
+	Size		len;
+	Size		maxbytes;
 	BloomFilter *bf;
 	bf_filter	view;
 	int			n;
+
+	/* surrounding white space is allowed, as in the built-in types */
+	while (scanner_isspace(*str))
+		str++;
+	len = strlen(str);
+	while (len > 0 && scanner_isspace(str[len - 1]))
+		len--;
+	maxbytes = len / 4 * 3 + 3;
 
 	if (len > PG_INT32_MAX)
 		ereport(ERROR,
