@@ -129,6 +129,11 @@ COMMENT ON FUNCTION bloomfilter_capacity(bigint, float8, text) IS
 -- Adding and testing elements: one overload per element type, all served by
 -- the same C functions.  Integers of every width hash alike.
 --
+-- The || operator exists only for text and anyelement (which covers every
+-- other type with the same hashing): an overload such as (bloomfilter,
+-- integer) would capture the everyday 'label' || 42, turning the untyped
+-- literal into a bloomfilter.
+--
 
 CREATE FUNCTION bloomfilter_add(f bloomfilter, elem text)
 RETURNS bloomfilter
@@ -191,15 +196,6 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION bloomfilter_add(bloomfilter, bytea) IS
 'copy of the filter with elem added (a NULL elem leaves the filter unchanged)';
 
-CREATE OPERATOR || (
-	LEFTARG = bloomfilter,
-	RIGHTARG = bytea,
-	FUNCTION = bloomfilter_add
-);
-
-COMMENT ON OPERATOR || (bloomfilter, bytea) IS
-'copy of the filter with the element added';
-
 CREATE FUNCTION bloomfilter_contains(f bloomfilter, elem bytea)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contains'
@@ -243,15 +239,6 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloomfilter_add(bloomfilter, smallint) IS
 'copy of the filter with elem added (a NULL elem leaves the filter unchanged)';
-
-CREATE OPERATOR || (
-	LEFTARG = bloomfilter,
-	RIGHTARG = smallint,
-	FUNCTION = bloomfilter_add
-);
-
-COMMENT ON OPERATOR || (bloomfilter, smallint) IS
-'copy of the filter with the element added';
 
 CREATE FUNCTION bloomfilter_contains(f bloomfilter, elem smallint)
 RETURNS boolean
@@ -297,15 +284,6 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION bloomfilter_add(bloomfilter, integer) IS
 'copy of the filter with elem added (a NULL elem leaves the filter unchanged)';
 
-CREATE OPERATOR || (
-	LEFTARG = bloomfilter,
-	RIGHTARG = integer,
-	FUNCTION = bloomfilter_add
-);
-
-COMMENT ON OPERATOR || (bloomfilter, integer) IS
-'copy of the filter with the element added';
-
 CREATE FUNCTION bloomfilter_contains(f bloomfilter, elem integer)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contains'
@@ -350,15 +328,6 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION bloomfilter_add(bloomfilter, bigint) IS
 'copy of the filter with elem added (a NULL elem leaves the filter unchanged)';
 
-CREATE OPERATOR || (
-	LEFTARG = bloomfilter,
-	RIGHTARG = bigint,
-	FUNCTION = bloomfilter_add
-);
-
-COMMENT ON OPERATOR || (bloomfilter, bigint) IS
-'copy of the filter with the element added';
-
 CREATE FUNCTION bloomfilter_contains(f bloomfilter, elem bigint)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contains'
@@ -402,15 +371,6 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloomfilter_add(bloomfilter, uuid) IS
 'copy of the filter with elem added (a NULL elem leaves the filter unchanged)';
-
-CREATE OPERATOR || (
-	LEFTARG = bloomfilter,
-	RIGHTARG = uuid,
-	FUNCTION = bloomfilter_add
-);
-
-COMMENT ON OPERATOR || (bloomfilter, uuid) IS
-'copy of the filter with the element added';
 
 CREATE FUNCTION bloomfilter_contains(f bloomfilter, elem uuid)
 RETURNS boolean
@@ -508,3 +468,485 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloomfilter_add_all(bloomfilter, anyarray) IS
 'copy of the filter with every non-NULL array element added, in one pass';
+
+CREATE FUNCTION bloomfilter_contains_all(f bloomfilter, elems anyarray)
+RETURNS boolean
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_contains_all(bloomfilter, anyarray) IS
+'true if every element is probably present, false if one is certainly absent (NULL elements as in = ALL)';
+
+CREATE FUNCTION bloomfilter_contains_any(f bloomfilter, elems anyarray)
+RETURNS boolean
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_contains_any(bloomfilter, anyarray) IS
+'true if some element is probably present, false if all are certainly absent (NULL elements as in = ANY)';
+
+--
+-- Combining and comparing
+--
+
+CREATE FUNCTION bloomfilter_union(a bloomfilter, b bloomfilter)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_union(bloomfilter, bloomfilter) IS
+'filter of the union of both sets; both must have the same variant, size, hashes and seed';
+
+CREATE OPERATOR | (
+	LEFTARG = bloomfilter,
+	RIGHTARG = bloomfilter,
+	FUNCTION = bloomfilter_union,
+	COMMUTATOR = |
+);
+
+COMMENT ON OPERATOR | (bloomfilter, bloomfilter) IS
+'union of two filters';
+
+CREATE FUNCTION bloomfilter_intersect(a bloomfilter, b bloomfilter)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_intersect(bloomfilter, bloomfilter) IS
+'filter holding every element of both sets (bitwise AND; may answer more false positives than a filter built from the intersection)';
+
+CREATE OPERATOR & (
+	LEFTARG = bloomfilter,
+	RIGHTARG = bloomfilter,
+	FUNCTION = bloomfilter_intersect,
+	COMMUTATOR = &
+);
+
+COMMENT ON OPERATOR & (bloomfilter, bloomfilter) IS
+'intersection of two filters';
+
+CREATE FUNCTION bloomfilter_eq(a bloomfilter, b bloomfilter)
+RETURNS boolean
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_eq(bloomfilter, bloomfilter) IS
+'same variant, size, hashes, seed and bits: the filters answer every question alike';
+
+CREATE FUNCTION bloomfilter_ne(a bloomfilter, b bloomfilter)
+RETURNS boolean
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_ne(bloomfilter, bloomfilter) IS
+'negation of bloomfilter_eq';
+
+CREATE OPERATOR = (
+	LEFTARG = bloomfilter,
+	RIGHTARG = bloomfilter,
+	FUNCTION = bloomfilter_eq,
+	COMMUTATOR = =,
+	NEGATOR = <>,
+	RESTRICT = eqsel,
+	JOIN = eqjoinsel
+);
+
+COMMENT ON OPERATOR = (bloomfilter, bloomfilter) IS
+'filters answer every membership question alike';
+
+CREATE OPERATOR <> (
+	LEFTARG = bloomfilter,
+	RIGHTARG = bloomfilter,
+	FUNCTION = bloomfilter_ne,
+	COMMUTATOR = <>,
+	NEGATOR = =,
+	RESTRICT = neqsel,
+	JOIN = neqjoinsel
+);
+
+COMMENT ON OPERATOR <> (bloomfilter, bloomfilter) IS
+'filters differ in parameters or bits';
+
+CREATE FUNCTION bloomfilter_is_compatible(a bloomfilter, b bloomfilter)
+RETURNS boolean
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_is_compatible(bloomfilter, bloomfilter) IS
+'true if the filters can be combined: same variant, size, hashes and seed';
+
+--
+-- Inspection
+--
+
+CREATE FUNCTION bloomfilter_info(f bloomfilter,
+	OUT variant text,
+	OUT bits bigint,
+	OUT bytes bigint,
+	OUT hashes integer,
+	OUT seed bigint,
+	OUT items_added bigint,
+	OUT bits_set bigint,
+	OUT fill_ratio float8,
+	OUT estimated_items float8,
+	OUT estimated_fpr float8,
+	OUT capacity bigint,
+	OUT target_fpr float8,
+	OUT stages integer)
+RETURNS record
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_info(bloomfilter) IS
+'parameters and fill of a filter: estimated_items and estimated_fpr come from the bits actually set';
+
+CREATE FUNCTION bloomfilter_cardinality(f bloomfilter)
+RETURNS float8
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_cardinality(bloomfilter) IS
+'distinct items estimated from the bits set (Infinity when every bit is set)';
+
+CREATE OPERATOR # (
+	RIGHTARG = bloomfilter,
+	FUNCTION = bloomfilter_cardinality
+);
+
+COMMENT ON OPERATOR # (NONE, bloomfilter) IS
+'estimated number of distinct items in the filter';
+
+--
+-- Aggregates.  The state is a bloomfilter, modified in place; the union is
+-- the combine function, so every aggregate runs in parallel and in Citus.
+--
+
+CREATE FUNCTION bloomfilter_union_trans(state bloomfilter, f bloomfilter)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_union_trans(bloomfilter, bloomfilter) IS
+'transition function of bloomfilter_union_agg and combine function of every bloomfilter aggregate';
+
+CREATE FUNCTION bloomfilter_intersect_trans(state bloomfilter, f bloomfilter)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_intersect_trans(bloomfilter, bloomfilter) IS
+'transition and combine function of bloomfilter_intersect_agg';
+
+CREATE AGGREGATE bloomfilter_union_agg(bloomfilter) (
+	SFUNC = bloomfilter_union_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_union_agg(bloomfilter) IS
+'union of all non-NULL filters, which must be compatible';
+
+CREATE AGGREGATE bloomfilter_intersect_agg(bloomfilter) (
+	SFUNC = bloomfilter_intersect_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_intersect_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_intersect_agg(bloomfilter) IS
+'intersection of all non-NULL filters, which must be compatible';
+
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem text,
+	expected_items bigint, false_positive_rate float8)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, text, bigint, float8) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem text, expected_items bigint,
+	false_positive_rate float8) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(text, bigint, float8) IS
+'filter of all non-NULL elements, sized for expected_items at false_positive_rate (blocked)';
+
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem text,
+	expected_items bigint, false_positive_rate float8, variant text)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, text, bigint, float8, text) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem text, expected_items bigint,
+	false_positive_rate float8, variant text) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(text, bigint, float8, text) IS
+'filter of all non-NULL elements, sized for expected_items at false_positive_rate in the given variant';
+
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem bytea,
+	expected_items bigint, false_positive_rate float8)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, bytea, bigint, float8) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem bytea, expected_items bigint,
+	false_positive_rate float8) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(bytea, bigint, float8) IS
+'filter of all non-NULL elements, sized for expected_items at false_positive_rate (blocked)';
+
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem bytea,
+	expected_items bigint, false_positive_rate float8, variant text)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, bytea, bigint, float8, text) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem bytea, expected_items bigint,
+	false_positive_rate float8, variant text) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(bytea, bigint, float8, text) IS
+'filter of all non-NULL elements, sized for expected_items at false_positive_rate in the given variant';
+
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem smallint,
+	expected_items bigint, false_positive_rate float8)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, smallint, bigint, float8) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem smallint, expected_items bigint,
+	false_positive_rate float8) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(smallint, bigint, float8) IS
+'filter of all non-NULL elements, sized for expected_items at false_positive_rate (blocked)';
+
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem smallint,
+	expected_items bigint, false_positive_rate float8, variant text)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, smallint, bigint, float8, text) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem smallint, expected_items bigint,
+	false_positive_rate float8, variant text) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(smallint, bigint, float8, text) IS
+'filter of all non-NULL elements, sized for expected_items at false_positive_rate in the given variant';
+
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem integer,
+	expected_items bigint, false_positive_rate float8)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, integer, bigint, float8) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem integer, expected_items bigint,
+	false_positive_rate float8) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(integer, bigint, float8) IS
+'filter of all non-NULL elements, sized for expected_items at false_positive_rate (blocked)';
+
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem integer,
+	expected_items bigint, false_positive_rate float8, variant text)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, integer, bigint, float8, text) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem integer, expected_items bigint,
+	false_positive_rate float8, variant text) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(integer, bigint, float8, text) IS
+'filter of all non-NULL elements, sized for expected_items at false_positive_rate in the given variant';
+
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem bigint,
+	expected_items bigint, false_positive_rate float8)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, bigint, bigint, float8) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem bigint, expected_items bigint,
+	false_positive_rate float8) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(bigint, bigint, float8) IS
+'filter of all non-NULL elements, sized for expected_items at false_positive_rate (blocked)';
+
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem bigint,
+	expected_items bigint, false_positive_rate float8, variant text)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, bigint, bigint, float8, text) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem bigint, expected_items bigint,
+	false_positive_rate float8, variant text) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(bigint, bigint, float8, text) IS
+'filter of all non-NULL elements, sized for expected_items at false_positive_rate in the given variant';
+
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem uuid,
+	expected_items bigint, false_positive_rate float8)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, uuid, bigint, float8) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem uuid, expected_items bigint,
+	false_positive_rate float8) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(uuid, bigint, float8) IS
+'filter of all non-NULL elements, sized for expected_items at false_positive_rate (blocked)';
+
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem uuid,
+	expected_items bigint, false_positive_rate float8, variant text)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, uuid, bigint, float8, text) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem uuid, expected_items bigint,
+	false_positive_rate float8, variant text) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(uuid, bigint, float8, text) IS
+'filter of all non-NULL elements, sized for expected_items at false_positive_rate in the given variant';
+
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem anyelement,
+	expected_items bigint, false_positive_rate float8)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, anyelement, bigint, float8) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem anyelement, expected_items bigint,
+	false_positive_rate float8) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(anyelement, bigint, float8) IS
+'filter of all non-NULL elements, sized for expected_items at false_positive_rate (blocked)';
+
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem anyelement,
+	expected_items bigint, false_positive_rate float8, variant text)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, anyelement, bigint, float8, text) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem anyelement, expected_items bigint,
+	false_positive_rate float8, variant text) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(anyelement, bigint, float8, text) IS
+'filter of all non-NULL elements, sized for expected_items at false_positive_rate in the given variant';

@@ -89,6 +89,13 @@ extern void bloomfilter_report(bf_status status);
 extern bf_variant bloomfilter_parse_variant(text *name);
 extern BloomFilter *bloomfilter_alloc(const bf_params *params);
 extern CallCache *bloomfilter_call_cache(FunctionCallInfo fcinfo);
+extern void bloomfilter_yield(void *arg);
+extern void bloomfilter_check_compatible(const bf_filter *a,
+										 const bf_filter *b);
+
+/* sizing_fns.c */
+extern BloomFilter *bloomfilter_create_sized(bf_variant variant, int64 items,
+											 double fpr, int64 seed);
 
 /* element.c */
 extern void element_hasher_init(ElementHasher *eh, Oid type,

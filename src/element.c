@@ -131,6 +131,12 @@ element_hasher_for_arg(FunctionCallInfo fcinfo, CallCache *cc, int argno)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("could not determine the element type"),
 					 errdetail("The function was called without its call expression.")));
+		/* the other argument (the state, for aggregates) is the filter */
+		if (type == get_fn_expr_argtype(fcinfo->flinfo, argno == 0 ? 1 : 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("cannot add a bloomfilter to a bloomfilter as an element"),
+					 errhint("Use | or bloomfilter_union to combine two filters.")));
 		element_hasher_init(&cc->elem, type, fcinfo->flinfo->fn_mcxt);
 	}
 	return &cc->elem;

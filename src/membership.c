@@ -16,6 +16,8 @@ PG_FUNCTION_INFO_V1(bloomfilter_add);
 PG_FUNCTION_INFO_V1(bloomfilter_add_all);
 PG_FUNCTION_INFO_V1(bloomfilter_contains);
 PG_FUNCTION_INFO_V1(bloomfilter_contained);
+PG_FUNCTION_INFO_V1(bloomfilter_contains_all);
+PG_FUNCTION_INFO_V1(bloomfilter_contains_any);
 
 /* Elements between checks for query cancel in array loops */
 #define CANCEL_INTERVAL 65536
@@ -110,4 +112,59 @@ Datum
 bloomfilter_contained(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains(fcinfo, 1, 0));
+}
+
+/*
+ * contains_all and contains_any follow the SQL rules of = ALL and = ANY:
+ * a NULL element makes the answer NULL unless another element decides it.
+ */
+static Datum
+contains_array(FunctionCallInfo fcinfo, bool all)
+{
+	CallCache  *cc = bloomfilter_call_cache(fcinfo);
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+	bf_filter  *f = filter_cache_fetch(fcinfo, &cc->filter, 0);
+	ArrayIterator it;
+	Datum		value;
+	bool		isnull,
+				saw_null = false,
+				decided = false;
+	uint32		n = 0;
+
+	if (cc->elem.type != ARR_ELEMTYPE(arr))
+		element_hasher_init(&cc->elem, ARR_ELEMTYPE(arr),
+							fcinfo->flinfo->fn_mcxt);
+	it = array_create_iterator(arr, 0, NULL);
+	while (array_iterate(it, &value, &isnull))
+	{
+		if (isnull)
+			saw_null = true;
+		else if (bf_contains(f, element_hash(&cc->elem, value, f->seed)) != all)
+		{
+			decided = true;
+			break;
+		}
+		if (++n % CANCEL_INTERVAL == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	array_free_iterator(it);
+	if (decided)
+		PG_RETURN_BOOL(!all);
+	if (saw_null)
+		PG_RETURN_NULL();
+	PG_RETURN_BOOL(all);
+}
+
+/* bloomfilter_contains_all(f, anyarray): every element probably present */
+Datum
+bloomfilter_contains_all(PG_FUNCTION_ARGS)
+{
+	return contains_array(fcinfo, true);
+}
+
+/* bloomfilter_contains_any(f, anyarray): some element probably present */
+Datum
+bloomfilter_contains_any(PG_FUNCTION_ARGS)
+{
+	return contains_array(fcinfo, false);
 }

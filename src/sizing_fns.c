@@ -64,14 +64,11 @@ report_too_large(bf_variant variant, int64 items, double fpr)
 			 errhint("Split the set across several filters, for example one per day or per hash range, or accept a higher false-positive rate.")));
 }
 
-/* bloomfilter_create(expected_items, false_positive_rate, variant, seed) */
-Datum
-bloomfilter_create(PG_FUNCTION_ARGS)
+/* A new, empty filter for 'items' at 'fpr', with every argument checked */
+BloomFilter *
+bloomfilter_create_sized(bf_variant variant, int64 items, double fpr,
+						 int64 seed)
 {
-	int64		items = PG_GETARG_INT64(0);
-	double		fpr = PG_GETARG_FLOAT8(1);
-	bf_variant	variant = bloomfilter_parse_variant(PG_GETARG_TEXT_PP(2));
-	int64		seed = PG_GETARG_INT64(3);
 	bf_params	params;
 	bf_status	st;
 
@@ -82,7 +79,19 @@ bloomfilter_create(PG_FUNCTION_ARGS)
 		report_too_large(variant, items, fpr);
 	if (st != BF_OK)
 		bloomfilter_report(st);
-	PG_RETURN_BLOOMFILTER_P(bloomfilter_alloc(&params));
+	return bloomfilter_alloc(&params);
+}
+
+/* bloomfilter_create(expected_items, false_positive_rate, variant, seed) */
+Datum
+bloomfilter_create(PG_FUNCTION_ARGS)
+{
+	bf_variant	variant = bloomfilter_parse_variant(PG_GETARG_TEXT_PP(2));
+
+	PG_RETURN_BLOOMFILTER_P(bloomfilter_create_sized(variant,
+													 PG_GETARG_INT64(0),
+													 PG_GETARG_FLOAT8(1),
+													 PG_GETARG_INT64(3)));
 }
 
 /* bloomfilter_create_bits(bits, hashes, variant, seed) */

@@ -5,6 +5,7 @@
  */
 #include "bloomfilter.h"
 
+#include "miscadmin.h"
 #include "utils/builtins.h"
 
 PG_MODULE_MAGIC;
@@ -113,4 +114,28 @@ bloomfilter_call_cache(FunctionCallInfo fcinfo)
 		fcinfo->flinfo->fn_extra =
 			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache));
 	return (CallCache *) fcinfo->flinfo->fn_extra;
+}
+
+/* The core's yield hook: lets long loops honour query cancel */
+void
+bloomfilter_yield(void *arg)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+/* Raises an error naming both sides unless the filters can be combined */
+void
+bloomfilter_check_compatible(const bf_filter *a, const bf_filter *b)
+{
+	if (bf_compatible(a, b))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("cannot combine bloomfilters of different parameters"),
+			 errdetail("Left: %s, " UINT64_FORMAT " bits, %u hashes, seed " INT64_FORMAT ". Right: %s, " UINT64_FORMAT " bits, %u hashes, seed " INT64_FORMAT ".",
+					   bf_variant_name(a->variant), a->bits, a->hashes,
+					   (int64) a->seed,
+					   bf_variant_name(b->variant), b->bits, b->hashes,
+					   (int64) b->seed),
+			 errhint("Build both filters with the same expected_items, false_positive_rate, variant and seed.")));
 }

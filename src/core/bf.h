@@ -118,6 +118,20 @@ typedef struct bf_filter
 	uint64_t	payload_bytes;
 } bf_filter;
 
+/*
+ * Hook the core calls every megabyte or so in long loops (union, fill), so
+ * that a caller can honour a cancel request; it may longjmp out.
+ */
+typedef void (*bf_yield_fn) (void *arg);
+
+typedef struct bf_fill_stats
+{
+	uint64_t	bits_set;
+	double		fill_ratio;
+	double		fpr;			/* rate the filter answers with now */
+	double		estimated_items;	/* distinct items; infinite when full */
+} bf_fill_stats;
+
 /* hash.c: element hashing over canonical bytes (STORAGE.md) */
 extern bf_hash bf_hash_bytes(const void *data, size_t len, uint64_t seed);
 extern bf_hash bf_hash_int64(int64_t value, uint64_t seed);
@@ -153,5 +167,15 @@ extern const char *bf_status_message(bf_status status);
 /* ops.c: membership */
 extern void bf_add(bf_filter *f, bf_hash h);
 extern bool bf_contains(const bf_filter *f, bf_hash h);
+
+/* setops.c: combining, comparing and inspecting */
+extern bool bf_compatible(const bf_filter *a, const bf_filter *b);
+extern bf_status bf_union(bf_filter *dst, const bf_filter *src,
+						  bf_yield_fn yield, void *arg);
+extern bf_status bf_intersect(bf_filter *dst, const bf_filter *src,
+							  bf_yield_fn yield, void *arg);
+extern bool bf_equal(const bf_filter *a, const bf_filter *b);
+extern void bf_fill(const bf_filter *f, bf_fill_stats *stats,
+					bf_yield_fn yield, void *arg);
 
 #endif							/* BF_H */

@@ -44,6 +44,14 @@ typedef struct bf_variant_ops
 	double		(*fpr) (double bits, double items, double hashes);
 	/* checks on the payload beyond what the header tells */
 	bf_status	(*validate) (const bf_filter *f);
+	/* dst |= src (or &=), both of this variant and compatible */
+	void		(*merge) (bf_filter *dst, const bf_filter *src, bool intersect,
+						  bf_yield_fn yield, void *arg);
+	/* bits_set and fpr of stats */
+	void		(*fill) (const bf_filter *f, bf_fill_stats *stats,
+						 bf_yield_fn yield, void *arg);
+	/* distinct items explaining 'set' bits (set < bits) */
+	double		(*estimate) (const bf_filter *f, uint64_t set);
 	void		(*add) (bf_filter *f, bf_hash h);
 	bool		(*contains) (const bf_filter *f, bf_hash h);
 } bf_variant_ops;
@@ -58,6 +66,8 @@ extern bf_status bf_classic_size(double items, double fpr, uint64_t *bits,
 								 uint32_t *hashes);
 extern bf_status bf_blocked_size(double items, double fpr, uint64_t *bits,
 								 uint32_t *hashes);
+extern void bf_merge_bits(bf_filter *dst, const bf_filter *src,
+						  bool intersect, bf_yield_fn yield, void *arg);
 extern double bf_classic_capacity(double bits, double fpr, uint32_t hashes);
 extern double bf_blocked_capacity(double bits, double fpr, uint32_t hashes);
 
@@ -137,6 +147,38 @@ bf_mulhi64(uint64_t a, uint64_t b)
 	uint64_t	cross = (lo_lo >> 32) + (uint32_t) hi_lo + lo_hi;
 
 	return hi_hi + (hi_lo >> 32) + (cross >> 32);
+#endif
+}
+
+/* Bytes between calls of a yield hook in long loops */
+#define BF_YIELD_BYTES	(UINT64_C(1) << 20)
+
+/* Native-order word access, for operations that do not care about order */
+static inline uint64_t
+bf_load64(const unsigned char *p)
+{
+	uint64_t	v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void
+bf_store64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline unsigned
+bf_popcount64(uint64_t v)
+{
+#if defined(__GNUC__)
+	return (unsigned) __builtin_popcountll(v);
+#else
+	v = v - ((v >> 1) & UINT64_C(0x5555555555555555));
+	v = (v & UINT64_C(0x3333333333333333)) + ((v >> 2) & UINT64_C(0x3333333333333333));
+	v = (v + (v >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
+	return (unsigned) ((v * UINT64_C(0x0101010101010101)) >> 56);
 #endif
 }
 

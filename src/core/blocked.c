@@ -10,6 +10,8 @@
  * 8), k follows the requested rate, which keeps 1 % at 9.9 bits per item
  * instead of 10.5 and 0.1 % at 15.5 instead of 16.9 (see sizing.c).
  */
+#include <math.h>
+
 #include "bf_internal.h"
 
 /* LCG constants (Knuth's MMIX multiplier, an odd increment) */
@@ -52,6 +54,52 @@ blocked_contains(const bf_filter *f, bf_hash h)
 	return true;
 }
 
+/*
+ * A stranger lands in one block and needs its k bits set there, so the rate
+ * the filter answers with now is the mean over blocks of (block fill)^k.
+ */
+static void
+blocked_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
+			 void *arg)
+{
+	uint64_t	set = 0,
+				i;
+	double		rate_sum = 0.0;
+
+	for (i = 0; i < f->blocks; i++)
+	{
+		const unsigned char *block = f->payload + i * BF_BLOCK_BYTES;
+		unsigned	in_block = 0;
+		int			w;
+
+		for (w = 0; w < BF_BLOCK_BYTES; w += 8)
+			in_block += bf_popcount64(bf_load64(block + w));
+		set += in_block;
+		if (in_block)
+			rate_sum += pow((double) in_block / BF_BLOCK_BITS, f->hashes);
+		if (yield && (i + 1) % (BF_YIELD_BYTES / BF_BLOCK_BYTES) == 0)
+			yield(arg);
+	}
+	stats->bits_set = set;
+	stats->fpr = rate_sum / (double) f->blocks;
+}
+
+/*
+ * Distinct items explaining 'set' bits.  A block's load is Poisson with
+ * mean L = n / B and each item leaves a given bit clear with probability
+ * z = (1 - 1/512)^k, so the expected clear fraction is the Poisson
+ * generating function E[z^i] = e^(L (z - 1)).  Solving for L:
+ * n = -B ln(1 - X / m) / (1 - z).
+ */
+static double
+blocked_estimate(const bf_filter *f, uint64_t set)
+{
+	double		clear = 1.0 - (double) set / (double) f->bits;
+
+	return (double) f->blocks * -log(clear) /
+		-expm1(f->hashes * log1p(-1.0 / BF_BLOCK_BITS));
+}
+
 static uint64_t
 blocked_round_bits(uint64_t bits)
 {
@@ -74,13 +122,16 @@ blocked_validate(const bf_filter *f)
 }
 
 const bf_variant_ops bf_blocked_ops = {
-	"blocked",
-	bf_blocked_size,
-	bf_blocked_capacity,
-	blocked_round_bits,
-	blocked_payload_bytes,
-	bf_blocked_fpr,
-	blocked_validate,
-	blocked_add,
-	blocked_contains
+	.name = "blocked",
+	.size = bf_blocked_size,
+	.capacity = bf_blocked_capacity,
+	.round_bits = blocked_round_bits,
+	.payload_bytes = blocked_payload_bytes,
+	.fpr = bf_blocked_fpr,
+	.validate = blocked_validate,
+	.merge = bf_merge_bits,
+	.fill = blocked_fill,
+	.estimate = blocked_estimate,
+	.add = blocked_add,
+	.contains = blocked_contains
 };

@@ -8,6 +8,8 @@
  * m can be any size, and nothing wraps at 2^32 bits.  The payload is padded
  * with zero bits to a multiple of 64.
  */
+#include <math.h>
+
 #include "bf_internal.h"
 
 /* The sequence of k positions: x, x + y, x + 2y + 1, ... (mod m) */
@@ -75,22 +77,54 @@ classic_payload_bytes(uint64_t bits)
 static bf_status
 classic_validate(const bf_filter *f)
 {
-	uint64_t	i;
+	uint64_t	byte = f->bits / 8;
+	unsigned	used = (unsigned) (f->bits % 8);
 
-	for (i = f->bits; i < f->payload_bytes * 8; i++)
-		if (bf_bit_test(f->payload, i))
+	if (used && (f->payload[byte++] >> used) != 0)
+		return BF_E_PADDING;
+	for (; byte < f->payload_bytes; byte++)
+		if (f->payload[byte] != 0)
 			return BF_E_PADDING;
 	return BF_OK;
 }
 
+/* A stranger needs k set bits: the rate now is (fill)^k */
+static void
+classic_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
+			 void *arg)
+{
+	uint64_t	set = 0,
+				i;
+
+	for (i = 0; i < f->payload_bytes; i += 8)
+	{
+		set += bf_popcount64(bf_load64(f->payload + i));
+		if (yield && (i + 8) % BF_YIELD_BYTES == 0)
+			yield(arg);
+	}
+	stats->bits_set = set;
+	stats->fpr = pow((double) set / (double) f->bits, f->hashes);
+}
+
+/* Swamidass and Baldi: n = -(m / k) ln(1 - X / m) */
+static double
+classic_estimate(const bf_filter *f, uint64_t set)
+{
+	return -((double) f->bits / f->hashes) *
+		log(1.0 - (double) set / (double) f->bits);
+}
+
 const bf_variant_ops bf_classic_ops = {
-	"classic",
-	bf_classic_size,
-	bf_classic_capacity,
-	classic_round_bits,
-	classic_payload_bytes,
-	bf_classic_fpr,
-	classic_validate,
-	classic_add,
-	classic_contains
+	.name = "classic",
+	.size = bf_classic_size,
+	.capacity = bf_classic_capacity,
+	.round_bits = classic_round_bits,
+	.payload_bytes = classic_payload_bytes,
+	.fpr = bf_classic_fpr,
+	.validate = classic_validate,
+	.merge = bf_merge_bits,
+	.fill = classic_fill,
+	.estimate = classic_estimate,
+	.add = classic_add,
+	.contains = classic_contains
 };

@@ -1,0 +1,103 @@
+/*
+ * setops.c
+ *		Combining filters, comparing them, and reading their fill.
+ *
+ * Union and intersection work word by word over the payloads of two
+ * filters of the same shape; a filter built from A and one built from B
+ * union to exactly the bytes of the filter built from A and B.  Long loops
+ * call the caller's 'yield' hook every BF_YIELD_BYTES so that a database
+ * can honour query cancel; the hook may longjmp out, since the core holds
+ * no resources.
+ */
+#include <math.h>
+
+#include "bf_internal.h"
+
+bool
+bf_compatible(const bf_filter *a, const bf_filter *b)
+{
+	return a->variant == b->variant && a->bits == b->bits &&
+		a->hashes == b->hashes && a->seed == b->seed;
+}
+
+/* The merge of the bit-array layouts: OR for union, AND for intersection */
+void
+bf_merge_bits(bf_filter *dst, const bf_filter *src, bool intersect,
+			  bf_yield_fn yield, void *arg)
+{
+	uint64_t	n = dst->payload_bytes,	/* a multiple of 8 */
+				done = 0;
+
+	while (done < n)
+	{
+		uint64_t	end = n - done > BF_YIELD_BYTES ? done + BF_YIELD_BYTES : n;
+		uint64_t	i;
+
+		if (intersect)
+			for (i = done; i < end; i += 8)
+				bf_store64(dst->payload + i,
+						bf_load64(dst->payload + i) & bf_load64(src->payload + i));
+		else
+			for (i = done; i < end; i += 8)
+				bf_store64(dst->payload + i,
+						bf_load64(dst->payload + i) | bf_load64(src->payload + i));
+		done = end;
+		if (yield && done < n)
+			yield(arg);
+	}
+}
+
+static void
+set_items(bf_filter *f, uint64_t items)
+{
+	f->items = items;
+	bf_put_le64(f->base + BF_OFF_ITEMS, items);
+}
+
+/* dst |= src; items added add up (saturating) */
+bf_status
+bf_union(bf_filter *dst, const bf_filter *src, bf_yield_fn yield, void *arg)
+{
+	if (!bf_compatible(dst, src))
+		return BF_E_INCOMPATIBLE;
+	bf_ops(dst->variant)->merge(dst, src, false, yield, arg);
+	set_items(dst, dst->items > UINT64_MAX - src->items ?
+			  UINT64_MAX : dst->items + src->items);
+	return BF_OK;
+}
+
+/*
+ * dst &= src.  Every element of both sets stays present; the result may
+ * answer more false positives than a filter built from the intersection.
+ * Items added becomes the smaller count, an upper bound of the true one.
+ */
+bf_status
+bf_intersect(bf_filter *dst, const bf_filter *src, bf_yield_fn yield,
+			 void *arg)
+{
+	if (!bf_compatible(dst, src))
+		return BF_E_INCOMPATIBLE;
+	bf_ops(dst->variant)->merge(dst, src, true, yield, arg);
+	if (src->items < dst->items)
+		set_items(dst, src->items);
+	return BF_OK;
+}
+
+/* Same shape and the same bits: the two answer every question alike */
+bool
+bf_equal(const bf_filter *a, const bf_filter *b)
+{
+	return bf_compatible(a, b) &&
+		memcmp(a->payload, b->payload, a->payload_bytes) == 0;
+}
+
+/* Bits set, fill, the rate the filter answers with now, distinct items */
+void
+bf_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
+		void *arg)
+{
+	bf_ops(f->variant)->fill(f, stats, yield, arg);
+	stats->fill_ratio = (double) stats->bits_set / (double) f->bits;
+	stats->estimated_items = stats->bits_set >= f->bits ? INFINITY :
+		bf_ops(f->variant)->estimate(f, stats->bits_set);
+}

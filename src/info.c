@@ -1,0 +1,73 @@
+/*
+ * info.c
+ *		Inspection: bloomfilter_info and bloomfilter_cardinality.
+ */
+#include "bloomfilter.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(bloomfilter_info);
+PG_FUNCTION_INFO_V1(bloomfilter_cardinality);
+
+#define INFO_COLUMNS 13
+
+static int64
+clamp_int64(uint64 v)
+{
+	return v > (uint64) PG_INT64_MAX ? PG_INT64_MAX : (int64) v;
+}
+
+Datum
+bloomfilter_info(PG_FUNCTION_ARGS)
+{
+	BloomFilter *bf = PG_GETARG_BLOOMFILTER_P(0);
+	bf_filter	f;
+	bf_fill_stats fill;
+	TupleDesc	tupdesc;
+	Datum		values[INFO_COLUMNS];
+	bool		nulls[INFO_COLUMNS] = {0};
+	uint64		capacity;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+
+	bloomfilter_open((struct varlena *) bf, &f);
+	bf_fill(&f, &fill, bloomfilter_yield, NULL);
+	capacity = bf_filter_capacity(&f);
+
+	values[0] = CStringGetTextDatum(bf_variant_name(f.variant));
+	values[1] = Int64GetDatum(clamp_int64(f.bits));
+	values[2] = Int64GetDatum((int64) (VARSIZE(bf) - VARHDRSZ));
+	values[3] = Int32GetDatum((int32) f.hashes);
+	values[4] = Int64GetDatum((int64) f.seed);
+	values[5] = Int64GetDatum(clamp_int64(f.items));
+	values[6] = Int64GetDatum(clamp_int64(fill.bits_set));
+	values[7] = Float8GetDatum(fill.fill_ratio);
+	values[8] = Float8GetDatum(fill.estimated_items);
+	values[9] = Float8GetDatum(fill.fpr);
+	values[10] = Int64GetDatum(clamp_int64(capacity));
+	nulls[10] = capacity == 0;
+	values[11] = Float8GetDatum(f.target_fpr);
+	nulls[11] = f.target_fpr == 0.0;
+	values[12] = Int32GetDatum(1);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* bloomfilter_cardinality(f), # f: distinct items estimated from the fill */
+Datum
+bloomfilter_cardinality(PG_FUNCTION_ARGS)
+{
+	BloomFilter *bf = PG_GETARG_BLOOMFILTER_P(0);
+	bf_filter	f;
+	bf_fill_stats fill;
+
+	bloomfilter_open((struct varlena *) bf, &f);
+	bf_fill(&f, &fill, bloomfilter_yield, NULL);
+	PG_RETURN_FLOAT8(fill.estimated_items);
+}

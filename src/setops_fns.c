@@ -1,0 +1,88 @@
+/*
+ * setops_fns.c
+ *		Union, intersection, equality and compatibility of two filters.
+ */
+#include "bloomfilter.h"
+
+PG_FUNCTION_INFO_V1(bloomfilter_union);
+PG_FUNCTION_INFO_V1(bloomfilter_intersect);
+PG_FUNCTION_INFO_V1(bloomfilter_eq);
+PG_FUNCTION_INFO_V1(bloomfilter_ne);
+PG_FUNCTION_INFO_V1(bloomfilter_is_compatible);
+
+/* A copy of argument 0 merged with argument 1; neither input changes */
+static BloomFilter *
+merge(FunctionCallInfo fcinfo, bool intersect)
+{
+	BloomFilter *a = PG_GETARG_BLOOMFILTER_P_COPY(0);
+	BloomFilter *b = PG_GETARG_BLOOMFILTER_P(1);
+	bf_filter	va,
+				vb;
+
+	bloomfilter_open((struct varlena *) a, &va);
+	bloomfilter_open((struct varlena *) b, &vb);
+	bloomfilter_check_compatible(&va, &vb);
+	if (intersect)
+		bf_intersect(&va, &vb, bloomfilter_yield, NULL);
+	else
+		bf_union(&va, &vb, bloomfilter_yield, NULL);
+	return a;
+}
+
+/* bloomfilter_union(a, b), a | b */
+Datum
+bloomfilter_union(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BLOOMFILTER_P(merge(fcinfo, false));
+}
+
+/* bloomfilter_intersect(a, b), a & b */
+Datum
+bloomfilter_intersect(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BLOOMFILTER_P(merge(fcinfo, true));
+}
+
+/*
+ * Equal filters answer every membership question alike: same variant,
+ * size, hashes and seed, and the same bits.  The bookkeeping fields (items
+ * added, the size it was planned for) do not take part.
+ */
+static bool
+equal(FunctionCallInfo fcinfo)
+{
+	BloomFilter *a = PG_GETARG_BLOOMFILTER_P(0);
+	BloomFilter *b = PG_GETARG_BLOOMFILTER_P(1);
+	bf_filter	va,
+				vb;
+
+	bloomfilter_open((struct varlena *) a, &va);
+	bloomfilter_open((struct varlena *) b, &vb);
+	return bf_equal(&va, &vb);
+}
+
+Datum
+bloomfilter_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(equal(fcinfo));
+}
+
+Datum
+bloomfilter_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(!equal(fcinfo));
+}
+
+/* bloomfilter_is_compatible(a, b): can they be combined? */
+Datum
+bloomfilter_is_compatible(PG_FUNCTION_ARGS)
+{
+	BloomFilter *a = PG_GETARG_BLOOMFILTER_P(0);
+	BloomFilter *b = PG_GETARG_BLOOMFILTER_P(1);
+	bf_filter	va,
+				vb;
+
+	bloomfilter_open((struct varlena *) a, &va);
+	bloomfilter_open((struct varlena *) b, &vb);
+	PG_RETURN_BOOL(bf_compatible(&va, &vb));
+}
