@@ -1,0 +1,77 @@
+# Makefile for the bloomfilter PostgreSQL extension (PGXS)
+#
+#   make deps        install missing build/test dependencies (apt-get; prints the command when not root)
+#   make             build bloomfilter.so
+#   make install     install into the PostgreSQL 15 found through PG_CONFIG
+#   make installcheck  pg_regress against a running server (PG* environment variables)
+#   make check-core  core unit tests (test/core/*.c), plain and under ASan+UBSan
+#   make test        deps, build, check-core, install, then pg_regress and test/sql/*.sh
+#                    inside one throwaway cluster (pg_virtualenv); what .ci/run calls
+#   make demo        deps, build, install, then scripts/demo.sql in a throwaway cluster
+#   make bench       benchmarks (placeholder)
+
+PG_MAJOR ?= 15
+# /usr/bin/pg_config on Debian follows the newest installed server; pin the one we target.
+PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/$(PG_MAJOR)/bin/pg_config) pg_config)
+
+MODULE_big = bloomfilter
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/core/*.c)))
+PGFILEDESC = "bloomfilter - Bloom filters as a SQL type"
+
+EXTENSION = bloomfilter
+DATA = $(sort $(wildcard bloomfilter--*.sql))
+
+# Every sql/*.sql is a pg_regress test, run in name order (prefix numbers to force an order).
+REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
+
+PG_CPPFLAGS += -I$(srcdir)/src/core
+SHLIB_LINK += -lxxhash -lm
+
+# PGXS tracks no header dependencies: rebuild every object (and JIT bitcode file) when any
+# header changes, so that no stale object survives a change of a struct or an ops table.
+BF_HEADERS = $(wildcard src/*.h src/core/*.h)
+
+# (the src globs also catch objects whose .c file has since been removed or renamed)
+EXTRA_CLEAN = build/ results/ regression.diffs regression.out log/ tmp_check/ \
+	src/*.o src/*.bc src/core/*.o src/core/*.bc
+
+# pg_config can exist without the PGXS makefiles (Debian's libpq-dev ships /usr/bin/pg_config),
+# so test for the file itself.  Without it only the targets below that bootstrap work.
+PGXS := $(wildcard $(shell $(PG_CONFIG) --pgxs 2>/dev/null))
+ifneq ($(PGXS),)
+include $(PGXS)
+else
+all install installcheck:
+	@echo "PGXS for PostgreSQL $(PG_MAJOR) not found (PG_CONFIG=$(PG_CONFIG))." >&2
+	@echo "Run 'make deps' (installs postgresql-server-dev-$(PG_MAJOR)) or set PG_CONFIG." >&2
+	@exit 1
+
+clean:
+	rm -f $(OBJS) $(patsubst %.o,%.bc,$(OBJS)) bloomfilter.so bloomfilter.bc
+	rm -rf $(EXTRA_CLEAN)
+endif
+
+$(OBJS) $(OBJS:.o=.bc): $(BF_HEADERS)
+
+# The targets below are shell scripts under scripts/.  PG_CONFIG is passed on only when the
+# user chose it: the default is resolved again once deps.sh has installed PostgreSQL.  "+"
+# hands make's jobserver to the scripts that run make themselves.
+BF_ENV = MAKE="$(MAKE)" PG_MAJOR="$(PG_MAJOR)" \
+	$(if $(filter file,$(origin PG_CONFIG)),,PG_CONFIG="$(PG_CONFIG)")
+
+.PHONY: deps check-core test demo bench
+
+deps:
+	@$(BF_ENV) bash scripts/deps.sh
+
+check-core:
+	@$(BF_ENV) bash scripts/check-core.sh
+
+test:
+	+@$(BF_ENV) bash scripts/test.sh
+
+demo:
+	+@$(BF_ENV) bash scripts/demo.sh
+
+bench:
+	@echo "make bench: not implemented yet"

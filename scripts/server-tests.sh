@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# scripts/server-tests.sh - the tests that need a running server, in the order:
+#   1. pg_regress: make installcheck (sql/*.sql against expected/*.out)
+#   2. every test/sql/*.sh, in name order, each with a database of its own
+#
+# Run by scripts/test.sh inside pg_virtualenv, which starts a throwaway cluster with the
+# extension installed and sets PGHOST, PGPORT, PGUSER (a superuser), PGPASSWORD, PGDATABASE,
+# PG_CONFIG and PGVERSION.  To run it against some other server, set those yourself:
+#     bash scripts/server-tests.sh
+#
+# Each test/sql/*.sh runs with bash from the repository root, and in addition gets
+#   PGDATABASE  a fresh, empty database named extra_<script name> (CREATE EXTENSION is yours)
+#   BF_ROOT     the repository root
+#   BF_TMPDIR   a scratch directory that the server can write to as well (e.g. COPY ... TO)
+# It passes when it exits 0; it is stopped after BF_SCRIPT_TIMEOUT seconds (default 300).
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$BF_ROOT"
+bf_resolve_pg_config
+export BF_ROOT
+
+tally() { # pass|fail count name
+	if [ -n "${BF_TALLY:-}" ]; then echo "$*" >>"$BF_TALLY"; fi
+}
+
+status=0
+shopt -s nullglob
+
+# 1. pg_regress ----------------------------------------------------------------------------
+regress=(sql/*.sql)
+if [ ${#regress[@]} -eq 0 ]; then
+	echo "pg_regress: no tests in sql/*.sql yet, nothing to do"
+else
+	bf_say "pg_regress: make installcheck (${#regress[@]} tests)"
+	mkdir -p build
+	log=build/installcheck.log
+	rc=0
+	"$MAKE" installcheck PG_CONFIG="$PG_CONFIG" 2>&1 | tee "$log" || rc=$?
+
+	# PostgreSQL 15 ends with " All 3 tests passed. " or " 1 of 3 tests failed. " (16+ with "# ")
+	read -r npass nfail < <(awk '
+		{ sub(/^[# ]+/, "") }
+		$1 == "All" && $4 ~ /^passed/ { p = $2; f = 0 }
+		$2 == "of" && $5 ~ /^passed,/ { p = $1; f = 0 }
+		$2 == "of" && $5 ~ /^failed,/ { p = $3 - $1; f = $1 - $6 }
+		$2 == "of" && $5 ~ /^failed\.?$/ { p = $3 - $1; f = $1 }
+		END { print p + 0, f + 0 }' "$log")
+	npass=${npass:-0}
+	nfail=${nfail:-0}
+	# pg_regress failed without a summary (could not connect, crashed): count it
+	if [ "$rc" -ne 0 ] && [ "$nfail" -eq 0 ]; then nfail=1; fi
+	[ "$npass" -eq 0 ] || tally pass "$npass" server/pg_regress
+	if [ "$nfail" -ne 0 ]; then
+		tally fail "$nfail" server/pg_regress
+		status=1
+		if [ -s regression.diffs ]; then
+			echo "======== regression.diffs ========"
+			cat regression.diffs
+			echo "======== end of regression.diffs ========"
+		fi
+	fi
+fi
+
+# 2. test/sql/*.sh -------------------------------------------------------------------------
+scripts=(test/sql/*.sh)
+[ ${#scripts[@]} -eq 0 ] || bf_say "extra server tests: ${#scripts[@]} scripts in test/sql/"
+for script in "${scripts[@]}"; do
+	name=$(basename "${script%.sh}")
+	db=extra_$(printf '%s' "$name" | tr -c 'A-Za-z0-9_' '_' | cut -c1-50)
+	BF_TMPDIR=$(mktemp -d -t "bf-$name.XXXXXX")
+	chmod 0777 "$BF_TMPDIR"
+	echo "---- $script (database $db)"
+	rc=0
+	PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -d postgres \
+		-c "DROP DATABASE IF EXISTS \"$db\"" -c "CREATE DATABASE \"$db\"" &&
+		PGDATABASE=$db BF_TMPDIR=$BF_TMPDIR timeout --kill-after=10 "${BF_SCRIPT_TIMEOUT:-300}" \
+			bash "$script" </dev/null || rc=$?
+	rm -rf "$BF_TMPDIR"
+	if [ $rc -eq 0 ]; then
+		echo "ok   $script"
+		tally pass 1 "server/script/$name"
+	elif [ $rc -eq 124 ]; then
+		echo "FAIL $script (timed out after ${BF_SCRIPT_TIMEOUT:-300} s)"
+		tally fail 1 "server/script/$name"
+		status=1
+	else
+		echo "FAIL $script (exit status $rc)"
+		tally fail 1 "server/script/$name"
+		status=1
+	fi
+done
+
+exit $status

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# scripts/test.sh - "make test": every test of the project, from a fresh machine if need be.
+#
+#   1. scripts/deps.sh             install missing dependencies
+#   2. make all                    build the extension (a build failure stops here)
+#   3. scripts/check-core.sh       core unit tests, release and sanitizer builds
+#   4. make install                into the system PostgreSQL (needs root)
+#   5. scripts/server-tests.sh     inside one throwaway cluster (pg_virtualenv): pg_regress
+#                                  (make installcheck), then every test/sql/*.sh
+#
+# Ends with the line "N passed, M failed" and exits non-zero if anything failed.
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$BF_ROOT"
+
+bash scripts/deps.sh
+bf_resolve_pg_config
+
+bf_say "make all"
+"$MAKE" all PG_CONFIG="$PG_CONFIG"
+
+mkdir -p build
+# one line per result: "pass|fail <count> <name>"
+export BF_TALLY=$BF_ROOT/build/test-tally
+: >"$BF_TALLY"
+
+# a stage that fails without recording a failed test (it could not even start) still counts
+count_stage_failure() {
+	grep -q "^fail [0-9]* $1/" "$BF_TALLY" || echo "fail 1 $1/$2" >>"$BF_TALLY"
+}
+
+bash scripts/check-core.sh || count_stage_failure core harness
+
+bf_install
+
+bf_say "server tests in a throwaway PostgreSQL $PG_MAJOR cluster (pg_virtualenv)"
+bf_virtualenv bash scripts/server-tests.sh || count_stage_failure server cluster
+
+read -r passed failed < <(awk '$1 == "pass" { p += $2 } $1 == "fail" { f += $2 }
+	END { print p + 0, f + 0 }' "$BF_TALLY")
+
+echo
+if [ "$failed" -gt 0 ]; then
+	echo "failed:"
+	awk '$1 == "fail" { print "    " $3 ($2 > 1 ? " (" $2 ")" : "") }' "$BF_TALLY"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
