@@ -33,6 +33,9 @@ check() {
 		need "postgresql-$PG_MAJOR" "PostgreSQL $PG_MAJOR server $pgbin/postgres"
 	command -v pg_virtualenv >/dev/null || need postgresql-common "pg_virtualenv"
 	[ -e /usr/include/xxhash.h ] || need libxxhash-dev "xxHash headers /usr/include/xxhash.h"
+	# the independent STORAGE.md reader (test/reader) hashes with Debian's Python xxhash
+	[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import xxhash' 2>/dev/null ||
+		need python3-xxhash "Python xxhash module for /usr/bin/python3"
 	return 0
 }
 

@@ -41,6 +41,7 @@ typedef enum ElementKind
 {
 	ELEM_INTEGER,				/* int2, int4, int8: 8-byte little-endian */
 	ELEM_BYTES,					/* text, varchar, bytea: the raw bytes */
+	ELEM_BPCHAR,				/* char(n): the bytes less trailing spaces */
 	ELEM_UUID,					/* the 16 bytes */
 	ELEM_TEXT_OUT,				/* output text, for types whose send form
 								 * depends on client_encoding */

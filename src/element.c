@@ -4,10 +4,11 @@
  *
  * STORAGE.md documents the encoding: integers of every width as the same
  * 8-byte little-endian value (so 42::int4 and 42::int8 match), text,
- * varchar, bpchar and bytea as their bytes, uuid as its 16 bytes, and any
- * other type as its binary send form.  Types whose send form passes through
- * client_encoding (other string types, json, jsonb, xml) hash their output
- * text instead, so a filter answers the same in every session.
+ * varchar and bytea as their bytes, char(n) as its bytes without trailing
+ * spaces (as it converts to text), uuid as its 16 bytes, and any other type
+ * as its binary send form.  Types whose send form passes through
+ * client_encoding (other string types, enums, json, jsonb, xml) hash their
+ * output text instead, so that a filter answers the same in every session.
  */
 #include "bloomfilter.h"
 
@@ -37,9 +38,11 @@ element_hasher_init(ElementHasher *eh, Oid type, MemoryContext mcxt)
 			return;
 		case TEXTOID:
 		case VARCHAROID:
-		case BPCHAROID:
 		case BYTEAOID:
 			eh->kind = ELEM_BYTES;
+			return;
+		case BPCHAROID:
+			eh->kind = ELEM_BPCHAR;
 			return;
 		case UUIDOID:
 			eh->kind = ELEM_UUID;
@@ -51,8 +54,8 @@ element_hasher_init(ElementHasher *eh, Oid type, MemoryContext mcxt)
 			break;
 		default:
 			get_type_category_preferred(base, &category, &preferred);
-			eh->kind = category == TYPCATEGORY_STRING ?
-				ELEM_TEXT_OUT : ELEM_SEND;
+			eh->kind = category == TYPCATEGORY_STRING ||
+				category == TYPCATEGORY_ENUM ? ELEM_TEXT_OUT : ELEM_SEND;
 			break;
 	}
 	if (eh->kind == ELEM_SEND)
@@ -91,6 +94,21 @@ element_hash(ElementHasher *eh, Datum value, uint64 seed)
 				struct varlena *v = pg_detoast_datum_packed(raw);
 
 				h = bf_hash_bytes(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v), seed);
+				if (v != raw)
+					pfree(v);
+				return h;
+			}
+		case ELEM_BPCHAR:
+			{
+				/* as char(n) = text compares: trailing spaces do not count */
+				struct varlena *raw = (struct varlena *) DatumGetPointer(value);
+				struct varlena *v = pg_detoast_datum_packed(raw);
+				const char *s = VARDATA_ANY(v);
+				int			len = VARSIZE_ANY_EXHDR(v);
+
+				while (len > 0 && s[len - 1] == ' ')
+					len--;
+				h = bf_hash_bytes(s, len, seed);
 				if (v != raw)
 					pfree(v);
 				return h;

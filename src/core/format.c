@@ -124,8 +124,17 @@ bf_check_header(const void *buf, size_t len, uint64_t *total_bytes)
 	payload = bf_get_le64(b + BF_OFF_PAYLOAD);
 	if (payload != ops->payload_bytes(bits))
 		return BF_E_PAYLOAD;
+	if (payload > BF_MAX_BYTES - BF_HEADER_SIZE)
+		return BF_E_TOO_LARGE;
+	/* sized for a rate (both set) or built from a bit count (both zero) */
 	target = bf_get_double(b + BF_OFF_TARGET);
-	if (!(target == 0.0 || (target > 0.0 && target < 1.0)))
+	if (bf_get_le64(b + BF_OFF_TARGET) == 0)
+	{
+		if (bf_get_le64(b + BF_OFF_EXPECTED) != 0)
+			return BF_E_TARGET;
+	}
+	else if (!(target > 0.0 && target < 1.0) ||
+			 bf_get_le64(b + BF_OFF_EXPECTED) == 0)
 		return BF_E_TARGET;
 	*total_bytes = BF_HEADER_SIZE + payload;
 	return BF_OK;
@@ -195,7 +204,7 @@ bf_status_message(bf_status status)
 		case BF_E_PADDING:
 			return "Padding bits past the end of the filter are set.";
 		case BF_E_TARGET:
-			return "The stored target false-positive rate is not a rate.";
+			return "The stored target false-positive rate is not a rate between 0 and 1, or it disagrees with the stored expected item count (both are set, or both are zero).";
 		case BF_E_INCOMPATIBLE:
 			return "The filters differ in variant, size, hash functions or seed.";
 	}

@@ -1,0 +1,454 @@
+"""
+check_storage.py - the Python half of test/sql/storage_reader.sh.
+
+Compares what the extension wrote and answered (CSV files exported by psql)
+with what bloomfilter_reader.py, written from STORAGE.md alone, reads and
+answers.  Subcommands (all files in WORKDIR):
+
+  vectors-sql STORAGE.md WORKDIR   write vectors.sql: the SQL elements of
+                                   STORAGE.md's canonical-vectors table,
+                                   each added to an empty filter
+  examples-sql STORAGE.md WORKDIR  write examples.sql: the queries of the
+                                   worked examples (section 10)
+  mutations WORKDIR                read bases.csv, write mutations.csv:
+                                   hostile variants of valid filters
+  check STORAGE.md WORKDIR         read every export, check, print a report;
+                                   exit status 1 on any mismatch
+"""
+
+import csv
+import json
+import os
+import re
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bloomfilter_reader as reader  # noqa: E402
+
+MASK64 = reader.MASK64
+csv.field_size_limit(1 << 30)
+
+# The extension's message for each validation rule (STORAGE.md section 3)
+RULE_MESSAGES = {
+    1: "The value is shorter than the 64-byte header.",
+    2: 'The value does not start with the bloomfilter magic bytes "BLMF".',
+    3: "The format version is not one this build can read (it reads version 1).",
+    4: "The variant code is unknown.",
+    5: "The hash scheme is unknown.",
+    6: "Reserved header fields are not zero.",
+    7: "The number of hash functions is outside 1 to 64.",
+    8: "The bit count is zero, too large, or not valid for the variant.",
+    9: "The payload size disagrees with the bit count.",
+    "9a": "The filter would be larger than the 1 GB limit of a PostgreSQL value.",
+    10: "The stored target false-positive rate is not a rate between 0 and 1, or it disagrees with the stored expected item count (both are set, or both are zero).",
+    11: "The value is shorter than its header says.",
+    12: "The value is longer than its header says.",
+    13: "Padding bits past the end of the filter are set.",
+}
+
+# Filters the vectors are added to: big enough that a wrong byte string
+# cannot set the same bits by chance
+VECTOR_FILTERS = [("classic", 65536, 24), ("blocked", 65536, 24)]
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.reader(fh))
+
+
+def canonical(probe_type, text):
+    """Canonical bytes of an exported probe value (STORAGE.md section 6)."""
+    if probe_type == "text":
+        return reader.canonical_text(text)
+    if probe_type in ("int2", "int4", "int8"):
+        return reader.canonical_int(int(text))
+    if probe_type == "bytea":
+        return bytes.fromhex(text)
+    if probe_type == "uuid":
+        return reader.canonical_uuid(text)
+    raise ValueError("unknown probe type %r" % probe_type)
+
+
+def storage_vectors(storage_md):
+    """The rows of STORAGE.md's canonical-vectors table."""
+    text = open(storage_md, encoding="utf-8").read()
+    m = re.search(r"<!-- canonical-vectors:begin -->(.*?)<!-- canonical-vectors:end -->",
+                  text, re.S)
+    if not m:
+        raise SystemExit("STORAGE.md has no canonical-vectors table")
+    rows = []
+    for line in m.group(1).splitlines():
+        cells = re.findall(r"`([^`]*)`", line)
+        if len(cells) == 4 and re.fullmatch(r"[0-9a-f]{16}", cells[2]):
+            rows.append(tuple(cells))
+    if not rows:
+        raise SystemExit("STORAGE.md's canonical-vectors table has no rows")
+    return rows
+
+
+# ---- vectors-sql -----------------------------------------------------------
+
+def cmd_vectors_sql(storage_md, workdir):
+    rows = storage_vectors(storage_md)
+    values = []
+    for i, (expr, _hex, _lo, _hi) in enumerate(rows):
+        for variant, bits, k in VECTOR_FILTERS:
+            values.append("(%d, '%s', encode((bloomfilter_create_bits(%d, %d, '%s') || %s)::bytea, 'hex'))"
+                          % (i, variant, bits, k, variant, expr))
+    with open(os.path.join(workdir, "vectors.sql"), "w", encoding="utf-8") as fh:
+        fh.write("CREATE TABLE vectors AS SELECT * FROM (VALUES\n%s\n) v(i, variant, hex);\n"
+                 % ",\n".join(values))
+        fh.write("\\copy vectors TO '%s' WITH (FORMAT csv)\n"
+                 % os.path.join(workdir, "vectors.csv"))
+
+
+def storage_examples(storage_md):
+    """(query, {offset: byte}, complete) for each worked example of section 10:
+    an sql block followed by a hex dump."""
+    text = open(storage_md, encoding="utf-8").read()
+    text = text[text.index("## 10. Worked examples"):]
+    out = []
+    for m in re.finditer(r"```sql\n(.*?)```\s*```\n(.*?)```", text, re.S):
+        query = re.sub(r"--[^\n]*", "", m.group(1)).strip().rstrip(";")
+        dump = {}
+        complete = True
+        for line in m.group(2).splitlines():
+            d = re.fullmatch(r"([0-9a-f]{4})  ((?:[0-9a-f]{2} ?)+)", line.strip())
+            if not d:
+                complete = False        # an elided part
+                continue
+            for j, byte in enumerate(d.group(2).split()):
+                dump[int(d.group(1), 16) + j] = int(byte, 16)
+        out.append((query, dump, complete))
+    if not out:
+        raise SystemExit("STORAGE.md has no worked examples")
+    return out
+
+
+def cmd_examples_sql(storage_md, workdir):
+    rows = ["SELECT %d AS i, (%s) AS hex" % (i, " ".join(q.split()))
+            for i, (q, _d, _c) in enumerate(storage_examples(storage_md))]
+    with open(os.path.join(workdir, "examples.sql"), "w", encoding="utf-8") as fh:
+        fh.write("CREATE TABLE examples AS\n%s;\n" % "\nUNION ALL ".join(rows))
+        fh.write("\\copy examples TO '%s' WITH (FORMAT csv)\n"
+                 % os.path.join(workdir, "examples.csv"))
+
+
+# ---- mutations -------------------------------------------------------------
+
+def mutations(base):
+    """Hostile and harmless variants of one valid filter, labelled."""
+    out = []
+    hdr = bytearray(base[:64])
+    payload = base[64:]
+
+    def with_header(label, h, p=payload):
+        out.append((label, bytes(h) + bytes(p)))
+
+    for off in range(64):
+        for x in (0x01, 0x80, 0xFF):
+            h = bytearray(hdr)
+            h[off] ^= x
+            with_header("byte %d ^ %02x" % (off, x), h)
+
+    def put(fmt, off, value):
+        h = bytearray(hdr)
+        struct.pack_into(fmt, h, off, value)
+        return h
+
+    for v in (0, 2, 255):
+        with_header("version %d" % v, put("<B", 4, v))
+    for v in (0, 1, 2, 3, 255):
+        with_header("variant %d" % v, put("<B", 5, v))
+    for v in (0, 2):
+        with_header("hash scheme %d" % v, put("<B", 6, v))
+    for v in (0, 1, 64, 65, 0xFFFFFFFF):
+        with_header("hashes %d" % v, put("<I", 8, v))
+    for v in (1, 1 << 31):
+        with_header("reserved %d" % v, put("<I", 12, v))
+    for v in (0, 1, reader.MAX_BITS, reader.MAX_BITS + 1, MASK64):
+        with_header("bits %d" % v, put("<Q", 24, v))
+    for v in (0, MASK64):
+        with_header("items %d" % v, put("<Q", 32, v))
+        with_header("expected_items %d" % v, put("<Q", 40, v))
+    for v in (0.0, -0.0, 0.5, 1e-300, 5e-324, 1.0, -0.01, 2.0,
+              float("inf"), float("-inf"), float("nan")):
+        with_header("target_fpr %r" % v, put("<d", 48, v))
+    for v in (0, len(payload) - 8, len(payload) + 8, MASK64):
+        with_header("payload_bytes %d" % v, put("<Q", 56, v))
+    # a classic bit count that is not a multiple of 64, payload unchanged
+    bits = struct.unpack_from("<Q", hdr, 24)[0]
+    with_header("bits - 1", put("<Q", 24, bits - 1))
+    with_header("bits + 512", put("<Q", 24, bits + 512))
+    for n in (0, 1, 63, 64, len(base) - 1):
+        out.append(("truncated to %d" % n, base[:n]))
+    for n in (1, 8):
+        out.append(("%d trailing bytes" % n, base + bytes(n)))
+    # each bit past m in the last payload word
+    variant = hdr[5]
+    if variant == reader.VARIANT_CLASSIC:
+        for i in range(bits, len(payload) * 8):
+            p = bytearray(payload)
+            p[i >> 3] |= 1 << (i & 7)
+            with_header("padding bit %d" % i, hdr, p)
+        p = bytearray(payload)
+        p[(bits - 1) >> 3] |= 1 << ((bits - 1) & 7)
+        with_header("last usable bit %d" % (bits - 1), hdr, p)
+    else:
+        p = bytearray(payload)
+        p[-1] |= 0x80
+        with_header("last payload bit", hdr, p)
+    return out
+
+
+def cmd_mutations(workdir):
+    rows = read_csv(os.path.join(workdir, "bases.csv"))
+    with open(os.path.join(workdir, "mutations.csv"), "w", newline="") as fh:
+        w = csv.writer(fh)
+        for name, hexdata in rows:
+            for label, data in mutations(bytes.fromhex(hexdata)):
+                w.writerow(["%s: %s" % (name, label), data.hex()])
+
+
+# ---- check -----------------------------------------------------------------
+
+class Report:
+    def __init__(self):
+        self.failures = []
+        self.info_checked = 0
+
+    def fail(self, msg):
+        self.failures.append(msg)
+
+    def check(self, cond, msg):
+        if not cond:
+            self.fail(msg)
+        return cond
+
+
+def check_headers(workdir, rep):
+    """Header fields parsed by the reader against what SQL says."""
+    filters = {}
+    rows = read_csv(os.path.join(workdir, "filters.csv"))
+    for (name, elem_type, variant, how, n, p, bits_req, hashes_req, seed,
+         n_added, hexdata, textform, octets, sql_bits, sql_hashes,
+         info) in rows:
+        data = bytes.fromhex(hexdata)
+        try:
+            f = reader.Filter.from_bytes(data)
+        except reader.FormatError as e:
+            rep.fail("%s: the reader rejects the extension's filter: rule %s: %s"
+                     % (name, e.rule, e))
+            continue
+        filters[name] = f
+        c = rep.check
+        c(f.variant_name == variant, "%s: variant %s, SQL built %s"
+          % (name, f.variant_name, variant))
+        c(f.seed == int(seed) & MASK64, "%s: seed %d, SQL seed %s"
+          % (name, f.seed, seed))
+        if n_added:
+            c(f.items == int(n_added), "%s: items %d, SQL added %s"
+              % (name, f.items, n_added))
+        c(f.total_bytes == int(octets) == len(data),
+          "%s: total %d bytes, octet_length %s" % (name, f.total_bytes, octets))
+        if how == "bits":
+            want_bits = int(bits_req)
+            if variant == "blocked":
+                want_bits = (want_bits + 511) // 512 * 512
+            c(f.bits == want_bits, "%s: bits %d, requested %s (expected %d)"
+              % (name, f.bits, bits_req, want_bits))
+            c(f.hashes == int(hashes_req), "%s: hashes %d, requested %s"
+              % (name, f.hashes, hashes_req))
+            c(f.expected_items == 0 and f.target_fpr == 0.0,
+              "%s: expected_items %d, target_fpr %r, want 0 and 0.0"
+              % (name, f.expected_items, f.target_fpr))
+        else:
+            c(f.bits == int(sql_bits),
+              "%s: bits %d, bloomfilter_optimal_bits says %s"
+              % (name, f.bits, sql_bits))
+            if sql_hashes:
+                c(f.hashes == int(sql_hashes),
+                  "%s: hashes %d, bloomfilter_optimal_hashes says %s"
+                  % (name, f.hashes, sql_hashes))
+            c(f.expected_items == int(n), "%s: expected_items %d, SQL n %s"
+              % (name, f.expected_items, n))
+            c(f.target_fpr == float(p), "%s: target_fpr %r, SQL p %s"
+              % (name, f.target_fpr, p))
+        try:
+            same = reader.Filter.from_text(textform).data == data
+        except reader.FormatError:
+            same = False
+        c(same, "%s: the text form does not decode to the bytea bytes" % name)
+        if info:
+            info = json.loads(info)
+            rep.info_checked += 1
+            for key, want in (("bits", f.bits), ("hashes", f.hashes),
+                              ("items_added", f.items), ("variant", f.variant_name)):
+                if key in info:
+                    c(info[key] == want, "%s: bloomfilter_info %s = %r, reader %r"
+                      % (name, key, info[key], want))
+            if "seed" in info:
+                c(int(info["seed"]) & MASK64 == f.seed,
+                  "%s: bloomfilter_info seed %r, reader %d"
+                  % (name, info["seed"], f.seed))
+    return filters
+
+
+def check_probes(workdir, filters, rep):
+    """Membership: every member found, every answer equal to SQL's @>."""
+    stats = {"members": 0, "strangers": 0, "stranger_positives": 0}
+    by_case = {}
+    mismatches = []
+    path = os.path.join(workdir, "probes.csv")
+    with open(path, newline="", encoding="utf-8") as fh:
+        for name, role, probe_type, value, sql_answer in csv.reader(fh):
+            f = filters.get(name)
+            if f is None:
+                continue
+            sql = sql_answer == "t"
+            mine = f.contains(canonical(probe_type, value))
+            case = by_case.setdefault(name, [0, 0, 0])
+            if role == "member":
+                stats["members"] += 1
+                case[0] += 1
+                if not mine or not sql:
+                    mismatches.append("%s: member %s %r: reader %s, SQL %s"
+                                      % (name, probe_type, value, mine, sql))
+            else:
+                stats["strangers"] += 1
+                case[1] += 1
+                if sql:
+                    stats["stranger_positives"] += 1
+                    case[2] += 1
+                if mine != sql:
+                    mismatches.append("%s: stranger %s %r: reader %s, SQL %s"
+                                      % (name, probe_type, value, mine, sql))
+    for m in mismatches[:20]:
+        rep.fail(m)
+    if len(mismatches) > 20:
+        rep.fail("... and %d more membership mismatches" % (len(mismatches) - 20))
+    rep.check(set(by_case) == set(filters),
+              "probes missing for %s" % sorted(set(filters) - set(by_case)))
+    # a test that cannot fail is not a test: the strangers must include
+    # false positives, so that "equal to SQL" is more than "both false"
+    rep.check(stats["stranger_positives"] >= 1000,
+              "only %d strangers answered true in SQL; the crowded cases should give thousands"
+              % stats["stranger_positives"])
+    for name, (mem, stra, pos) in sorted(by_case.items()):
+        rep.check(mem > 0 and stra > 0, "%s: %d members, %d strangers probed"
+                  % (name, mem, stra))
+    stats["cases"] = len(by_case)
+    return stats
+
+
+def check_vectors(storage_md, workdir, rep):
+    """STORAGE.md's canonical-bytes table against the extension."""
+    rows = storage_vectors(storage_md)
+    got = {}
+    for i, variant, hexdata in read_csv(os.path.join(workdir, "vectors.csv")):
+        got[(int(i), variant)] = reader.Filter.from_hex(hexdata)
+    for i, (expr, canon_hex, lo_hex, hi_hex) in enumerate(rows):
+        data = bytes.fromhex(canon_hex)
+        lo, hi = reader.element_hash(data, 0)
+        rep.check((lo, hi) == (int(lo_hex, 16), int(hi_hex, 16)),
+                  "STORAGE.md vector %s: hash of %s is lo %016x hi %016x, the table says %s %s"
+                  % (expr, canon_hex or "(empty)", lo, hi, lo_hex, hi_hex))
+        for variant, _bits, _k in VECTOR_FILTERS:
+            f = got.get((i, variant))
+            if not rep.check(f is not None, "vector %s: no %s filter exported"
+                             % (expr, variant)):
+                continue
+            h = reader.element_hash(data, f.seed)
+            want = set(f.positions(*h))
+            have = {i for i in range(f.bits) if f.bit(i)}
+            rep.check(have == want,
+                      "STORAGE.md vector %s (%s): the extension set bits %s, the bytes %s give %s"
+                      % (expr, variant, sorted(have)[:8], canon_hex or "(empty)",
+                         sorted(want)[:8]))
+    return len(rows)
+
+
+def check_examples(storage_md, workdir, rep):
+    """The hex dumps of STORAGE.md's worked examples against the extension."""
+    examples = storage_examples(storage_md)
+    got = {int(i): bytes.fromhex(h)
+           for i, h in read_csv(os.path.join(workdir, "examples.csv"))}
+    for i, (query, dump, complete) in enumerate(examples):
+        data = got.get(i)
+        if not rep.check(data is not None, "example %d: no output" % (i + 1)):
+            continue
+        wrong = [off for off, b in sorted(dump.items())
+                 if off >= len(data) or data[off] != b]
+        rep.check(not wrong, "STORAGE.md example %d (%s): the dump differs from the extension at offsets %s"
+                  % (i + 1, query[:60], ["0x%x" % o for o in wrong[:8]]))
+        if complete:
+            rep.check(len(dump) == len(data),
+                      "STORAGE.md example %d: the dump shows %d bytes, the extension wrote %d"
+                      % (i + 1, len(dump), len(data)))
+        else:
+            rep.check(not any(data[len(dump):]),
+                      "STORAGE.md example %d: the elided bytes are not all zero" % (i + 1))
+    return len(examples)
+
+
+def check_validation(workdir, rep):
+    """The reader and the extension accept and reject the same bytes."""
+    sql = {}
+    for label, verdict in read_csv(os.path.join(workdir, "validation.csv")):
+        sql[label] = verdict
+    n = agree_reject = 0
+    for label, hexdata in read_csv(os.path.join(workdir, "mutations.csv")):
+        n += 1
+        data = bytes.fromhex(hexdata)
+        try:
+            reader.Filter.from_bytes(data)
+            mine = "ok"
+        except reader.FormatError as e:
+            mine = RULE_MESSAGES[e.rule]
+        theirs = sql.get(label)
+        if theirs != mine:
+            rep.fail("validation of %s: reader %r, extension %r" % (label, mine, theirs))
+        elif mine != "ok":
+            agree_reject += 1
+    rep.check(agree_reject >= 100, "only %d hostile values were rejected" % agree_reject)
+    return n, agree_reject
+
+
+def cmd_check(storage_md, workdir):
+    rep = Report()
+    filters = check_headers(workdir, rep)
+    stats = check_probes(workdir, filters, rep)
+    nvec = check_vectors(storage_md, workdir, rep)
+    nex = check_examples(storage_md, workdir, rep)
+    nmut, nrej = check_validation(workdir, rep)
+    print("  headers:    %d filters parsed, fields checked against SQL (bloomfilter_info: %d)"
+          % (len(filters), rep.info_checked))
+    print("  membership: %d cases, %d members (all must be found), %d strangers "
+          "(%d answered true by SQL), reader == SQL required for each"
+          % (stats["cases"], stats["members"], stats["strangers"],
+             stats["stranger_positives"]))
+    print("  vectors:    %d canonical-bytes rows of STORAGE.md" % nvec)
+    print("  examples:   %d worked-example dumps of STORAGE.md" % nex)
+    print("  validation: %d crafted values, %d rejected by both with the same rule"
+          % (nmut, nrej))
+    for f in rep.failures:
+        print("  MISMATCH " + f)
+    return 1 if rep.failures else 0
+
+
+def main(argv):
+    if len(argv) >= 4 and argv[1] == "vectors-sql":
+        return cmd_vectors_sql(argv[2], argv[3]) or 0
+    if len(argv) >= 4 and argv[1] == "examples-sql":
+        return cmd_examples_sql(argv[2], argv[3]) or 0
+    if len(argv) >= 3 and argv[1] == "mutations":
+        return cmd_mutations(argv[2]) or 0
+    if len(argv) >= 4 and argv[1] == "check":
+        return cmd_check(argv[2], argv[3])
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

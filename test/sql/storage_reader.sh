@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# test/sql/storage_reader.sh - STORAGE.md is enough to read a filter.
+#
+# test/reader/bloomfilter_reader.py was written from STORAGE.md alone.  This test builds
+# filters of both variants in SQL over a few thousand text, integer (int2, int4, int8), bytea
+# and uuid items, exports f::bytea, f::text and the extension's own @> answers, and checks
+# with the reader that:
+#   - the header fields it parses agree with what SQL built (variant, bits, hashes, seed,
+#     items, expected_items, target_fpr, length; text form = base64 of the same bytes);
+#   - every member is found, and for every other probe the reader's answer equals SQL's @>
+#     exactly (so the reader reproduces the extension bit for bit, false positives included);
+#   - the canonical-bytes table of STORAGE.md (section 10.6) is what the extension hashes, and
+#     the hex dumps of its worked examples are what the extension writes;
+#   - the reader and the extension accept and reject the same crafted headers, for the same
+#     reason (STORAGE.md section 3).
+#
+# Runs against the server the PG* environment variables point at, where the extension is
+# installed (CREATE EXTENSION is done here, in a database of its own that is dropped at the
+# end).  Needs /usr/bin/python3 with the xxhash module (Debian: python3-xxhash).
+# Prints one PASS or FAIL line; exits non-zero on failure.
+
+set -euo pipefail
+
+ROOT=${BF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+PY=/usr/bin/python3
+export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the source tree
+READER_DIR=$ROOT/test/reader
+DB=bf_reader_test
+
+fail() {
+	echo "FAIL storage_reader: $*"
+	exit 1
+}
+
+if ! "$PY" -c 'import xxhash' 2>/dev/null; then
+	fail "$PY cannot import the xxhash module (Debian package python3-xxhash is not installed;" \
+		"install it with: apt-get install python3-xxhash)"
+fi
+
+WORK=$(mktemp -d -t bf-storage-reader.XXXXXX)
+cleanup() {
+	rm -rf "$WORK"
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+# UTF-8 regardless of the cluster's default, so that non-ASCII text hashes as UTF-8
+PGOPTIONS="-c client_min_messages=warning" q -d postgres \
+	-c "DROP DATABASE IF EXISTS $DB" \
+	-c "CREATE DATABASE $DB TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'" ||
+	fail "could not create database $DB"
+export PGDATABASE=$DB PGCLIENTENCODING=UTF8
+
+# ---- 1. filters, probes and the extension's answers -----------------------------------------
+
+{
+	cat <<'SQL'
+CREATE EXTENSION bloomfilter;
+
+-- Members and strangers of every type; strangers never equal members of their own column.
+-- (Integers are cast to text before ||: with the extension installed, 'literal' || integer
+-- would resolve to the bloomfilter || integer operator.)
+CREATE TABLE vals AS
+SELECT r.role, i,
+	CASE r.role WHEN 'member' THEN 'https://example.com/' ELSE 'https://example.org/' END
+		|| md5(r.role || i::text) || (ARRAY['', '/ü', '/日本', '/😀', '?q=a b', '"x",y'])[i % 6 + 1]
+		|| repeat('x', i % 13) AS t,
+	(i * 7 - 1000 + CASE r.role WHEN 'member' THEN 0 ELSE 3 END)::smallint AS i2,
+	(i * 7919 - 50000 + CASE r.role WHEN 'member' THEN 0 ELSE 1 END)::integer AS i4,
+	(i::bigint * 1000003 * 1000003 * (1 - 2 * (i % 2))
+		+ CASE r.role WHEN 'member' THEN 0 ELSE 1 END)::bigint AS i8,
+	CASE r.role
+		WHEN 'member' THEN decode(substr(md5('m' || i::text) || md5('n' || i::text), 1, 2 * (i % 32)), 'hex')
+		ELSE decode(substr(md5('s' || i::text) || md5('t' || i::text), 1, 2 * (i % 32 + 1)), 'hex')
+	END AS b,
+	md5(r.role || ':' || i::text)::uuid AS u
+FROM generate_series(1, 3000) i, (VALUES ('member'), ('stranger')) r(role);
+-- one member that is the empty string, and one extreme integer of each width
+UPDATE vals SET t = '', i2 = -32768, i4 = -2147483648, i8 = -9223372036854775808
+	WHERE role = 'member' AND i = 1;
+UPDATE vals SET i2 = 32767, i4 = 2147483647, i8 = 9223372036854775807
+	WHERE role = 'member' AND i = 2;
+
+CREATE TABLE cases (
+	name text PRIMARY KEY,
+	elem_type text,
+	variant text,
+	how text,					-- 'create' (n, p) or 'bits' (bits, hashes)
+	n bigint,
+	p float8,
+	bits_req bigint,
+	hashes_req integer,
+	seed bigint,
+	n_added bigint,
+	f bloomfilter
+);
+
+-- bloomfilter_add through a plain aggregate over the || function (one copy per row)
+SELECT bloomfilter_create_bits(10000, 3, 'classic')::text AS empty_text_form \gset
+CREATE AGGREGATE add_text(text) (SFUNC = bloomfilter_add, STYPE = bloomfilter,
+	INITCOND = :'empty_text_form');
+SQL
+
+	# type column probe-type
+	types="text:t:text int2:i2:int2 int4:i4:int4 int8:i8:int8 bytea:b:bytea uuid:u:uuid"
+	seeds=(0 987654321 -42 9223372036854775807 -9223372036854775808 1)
+	s=0
+	for spec in $types; do
+		IFS=: read -r ty col _ <<<"$spec"
+		for variant in blocked classic; do
+			members="(SELECT array_agg($col ORDER BY i) FROM vals WHERE role = 'member')"
+			seed=${seeds[s % ${#seeds[@]}]}
+			s=$((s + 1))
+			# sized for the members at 2 %
+			echo "INSERT INTO cases SELECT '$ty/$variant/create', '$ty', '$variant', 'create', 3000, 0.02, NULL, NULL, $seed, 3000,
+	bloomfilter_add_all(bloomfilter_create(3000, 0.02, '$variant', $seed), $members);"
+			# crowded (many false positives); 12000 is not a multiple of 64 or 512
+			seed=${seeds[s % ${#seeds[@]}]}
+			s=$((s + 1))
+			k=3
+			[ "$variant" = blocked ] && k=5
+			echo "INSERT INTO cases SELECT '$ty/$variant/bits', '$ty', '$variant', 'bits', NULL, NULL, 12000, $k, $seed, 3000,
+	bloomfilter_add_all(bloomfilter_create_bits(12000, $k, '$variant', $seed), $members);"
+		done
+	done
+
+	cat <<'SQL'
+-- built one element at a time through bloomfilter_add (||), from a text-form initial state
+INSERT INTO cases SELECT 'text/classic/add', 'text', 'classic', 'bits', NULL, NULL, 10000, 3, 0, 3000,
+	(SELECT add_text(t ORDER BY i) FROM vals WHERE role = 'member');
+-- a tiny classic filter: 1 bit, all padding after it
+INSERT INTO cases SELECT 'int8/classic/1bit', 'int8', 'classic', 'bits', NULL, NULL, 1, 1, 5, 3000,
+	bloomfilter_add_all(bloomfilter_create_bits(1, 1, 'classic', 5),
+		(SELECT array_agg(i8 ORDER BY i) FROM vals WHERE role = 'member'));
+
+-- the aggregates and the union, where this version has them (in parallel when the planner
+-- agrees: the combine function must give the same bytes)
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SQL
+
+	for spec in $types; do
+		IFS=: read -r ty col _ <<<"$spec"
+		sqltype=$ty
+		[ "$ty" = int2 ] && sqltype=smallint
+		[ "$ty" = int4 ] && sqltype=integer
+		[ "$ty" = int8 ] && sqltype=bigint
+		cat <<SQL
+SELECT to_regprocedure('bloomfilter_agg($sqltype, bigint, double precision, text)') IS NOT NULL AS have_agg \\gset
+\\if :have_agg
+INSERT INTO cases SELECT '$ty/blocked/agg', '$ty', 'blocked', 'create', 3000, 0.02, NULL, NULL, 0, 3000,
+	(SELECT bloomfilter_agg($col, 3000, 0.02, 'blocked') FROM vals WHERE role = 'member');
+INSERT INTO cases SELECT '$ty/classic/agg', '$ty', 'classic', 'create', 3000, 0.02, NULL, NULL, 0, 3000,
+	(SELECT bloomfilter_agg($col, 3000, 0.02, 'classic') FROM vals WHERE role = 'member');
+\\endif
+SQL
+	done
+
+	cat <<'SQL'
+RESET ALL;
+SELECT to_regprocedure('bloomfilter_union(bloomfilter, bloomfilter)') IS NOT NULL AS have_union \gset
+\if :have_union
+-- items of a union are not checked (STORAGE.md: informational)
+INSERT INTO cases SELECT 'uuid/' || variant || '/union', 'uuid', variant, 'create', 3000, 0.02, NULL, NULL, -3, NULL,
+	bloomfilter_union(
+		bloomfilter_add_all(bloomfilter_create(3000, 0.02, variant, -3),
+			(SELECT array_agg(u) FROM vals WHERE role = 'member' AND i % 2 = 0)),
+		bloomfilter_add_all(bloomfilter_create(3000, 0.02, variant, -3),
+			(SELECT array_agg(u) FROM vals WHERE role = 'member' AND i % 2 = 1)))
+FROM (VALUES ('blocked'), ('classic')) v(variant);
+\endif
+
+-- what SQL says about the sizes (bloomfilter_info is used when this version has it)
+\copy (SELECT name, elem_type, variant, how, n, p, bits_req, hashes_req, seed, n_added, encode(f::bytea, 'hex'), f::text, octet_length(f::bytea), CASE how WHEN 'create' THEN bloomfilter_optimal_bits(n, p, variant) END, CASE WHEN how = 'create' AND variant = 'classic' THEN bloomfilter_optimal_hashes(bloomfilter_optimal_bits(n, p, variant), n) END, NULL FROM cases ORDER BY name) TO 'WORK/filters.csv' WITH (FORMAT csv)
+SQL
+
+	# probes: each case against the values of its own column; integer cases also against
+	# the other integer widths (same canonical bytes, so members are found at any width)
+	for spec in $types; do
+		IFS=: read -r ty col ptype <<<"$spec"
+		case $ty in
+		bytea) repr="encode(v.b, 'hex')" ;;
+		*) repr="v.$col::text" ;;
+		esac
+		echo "\\copy (SELECT c.name, v.role, '$ptype', $repr, c.f @> v.$col FROM cases c, vals v WHERE c.elem_type = '$ty' ORDER BY c.name, v.role, v.i) TO 'WORK/probes-$ty.csv' WITH (FORMAT csv)"
+	done
+	for ty in int2 int4 int8; do
+		for spec in "i2:int2:smallint" "i4:int4:integer" "i8:int8:bigint"; do
+			IFS=: read -r col ptype sqltype <<<"$spec"
+			[ "$ptype" = "$ty" ] && continue
+			echo "\\copy (SELECT c.name, 'other', '$ptype', v.$col::text, c.f @> v.$col FROM cases c, vals v WHERE c.elem_type = '$ty' ORDER BY c.name, v.role, v.i) TO 'WORK/probes-$ty-$ptype.csv' WITH (FORMAT csv)"
+		done
+		# members again, widened or narrowed where they fit
+		for spec in "i2:int2:integer" "i2:int2:bigint" "i4:int4:bigint" "i4:int4:smallint"; do
+			IFS=: read -r col from sqltype <<<"$spec"
+			[ "$from" = "$ty" ] || continue
+			echo "\\copy (SELECT c.name, 'member', '$from', v.$col::text, c.f @> v.$col::$sqltype FROM cases c, vals v WHERE c.elem_type = '$ty' AND v.role = 'member' AND v.$col BETWEEN -32768 AND 32767 ORDER BY c.name, v.i) TO 'WORK/probes-$ty-as-$sqltype.csv' WITH (FORMAT csv)"
+		done
+	done
+
+	# valid bases for the crafted-header checks
+	cat <<'SQL'
+\copy (SELECT 'classic 200', encode(bloomfilter_add_all(bloomfilter_create_bits(200, 3, 'classic', 7), ARRAY[1, 2, 3, 4, 5])::bytea, 'hex') UNION ALL SELECT 'blocked 1024', encode(bloomfilter_add_all(bloomfilter_create_bits(1024, 4, 'blocked', -7), ARRAY['a', 'b', 'c'])::bytea, 'hex')) TO 'WORK/bases.csv' WITH (FORMAT csv)
+SQL
+} | sed "s|WORK/|$WORK/|g" >"$WORK/build.sql"
+
+q -f "$WORK/build.sql" || fail "building and exporting the filters failed (see above)"
+cat "$WORK"/probes-*.csv >"$WORK/probes.csv"
+
+# bloomfilter_info, when this version has it: fill the last column of filters.csv
+if [ "$(q -At -c "SELECT to_regproc('bloomfilter_info') IS NOT NULL")" = t ]; then
+	q -c "\\copy (SELECT name, to_jsonb(bloomfilter_info(f))::text FROM cases ORDER BY name) TO '$WORK/info.csv' WITH (FORMAT csv)" ||
+		fail "bloomfilter_info failed"
+	"$PY" - "$WORK" <<'PY' || fail "could not merge bloomfilter_info"
+import csv, sys
+csv.field_size_limit(1 << 30)
+w = sys.argv[1]
+info = dict(csv.reader(open(w + "/info.csv", newline="")))
+rows = list(csv.reader(open(w + "/filters.csv", newline="")))
+with open(w + "/filters.csv", "w", newline="") as fh:
+    out = csv.writer(fh)
+    for r in rows:
+        r[-1] = info.get(r[0], "")
+        out.writerow(r)
+PY
+fi
+
+# ---- 2. STORAGE.md's canonical-bytes vectors and worked examples ----------------------------
+
+"$PY" "$READER_DIR/check_storage.py" vectors-sql "$ROOT/STORAGE.md" "$WORK" ||
+	fail "could not read the canonical-vectors table of STORAGE.md"
+q -f "$WORK/vectors.sql" || fail "adding STORAGE.md's canonical-vector elements failed"
+"$PY" "$READER_DIR/check_storage.py" examples-sql "$ROOT/STORAGE.md" "$WORK" ||
+	fail "could not read the worked examples of STORAGE.md"
+q -f "$WORK/examples.sql" || fail "running the queries of STORAGE.md's worked examples failed"
+
+# ---- 3. crafted headers: accepted or rejected, and why ---------------------------------------
+
+"$PY" "$READER_DIR/check_storage.py" mutations "$WORK" || fail "could not craft headers"
+q <<SQL || fail "validating the crafted headers failed"
+CREATE TABLE mutations (label text, hex text);
+\\copy mutations FROM '$WORK/mutations.csv' WITH (FORMAT csv, FORCE_NOT_NULL (hex))
+CREATE FUNCTION try_cast(h text) RETURNS text LANGUAGE plpgsql AS \$\$
+DECLARE
+	detail text;
+BEGIN
+	PERFORM decode(h, 'hex')::bloomfilter;
+	RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+	RETURN coalesce(nullif(detail, ''), SQLERRM);
+END
+\$\$;
+\\copy (SELECT label, try_cast(hex) FROM mutations) TO '$WORK/validation.csv' WITH (FORMAT csv)
+SQL
+
+# ---- 4. compare ------------------------------------------------------------------------------
+
+echo "storage_reader: checking the extension's bytes with test/reader/bloomfilter_reader.py"
+if "$PY" "$READER_DIR/check_storage.py" check "$ROOT/STORAGE.md" "$WORK"; then
+	echo "PASS storage_reader: the reader written from STORAGE.md agrees with the extension bit for bit"
+else
+	fail "the reader written from STORAGE.md disagrees with the extension (MISMATCH lines above)"
+fi
