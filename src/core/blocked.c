@@ -96,6 +96,8 @@ blocked_estimate(const bf_filter *f, uint64_t set)
 {
 	double		clear = 1.0 - (double) set / (double) f->bits;
 
+	if (set == 0)
+		return 0.0;				/* not -0.0 */
 	return (double) f->blocks * -log(clear) /
 		-expm1(f->hashes * log1p(-1.0 / BF_BLOCK_BITS));
 }

@@ -110,6 +110,8 @@ classic_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 static double
 classic_estimate(const bf_filter *f, uint64_t set)
 {
+	if (set == 0)
+		return 0.0;				/* not -0.0 */
 	return -((double) f->bits / f->hashes) *
 		log(1.0 - (double) set / (double) f->bits);
 }
