@@ -2,12 +2,11 @@
  * aggregates.c
  *		Transition and combine functions of the aggregates.
  *
- * The state is a bloomfilter itself, not 'internal': parallel query needs
+ * The state type is bloomfilter itself, not 'internal': parallel query needs
  * only the combine function, and Citus distributes an aggregate whose state
- * is a real type with an exact text round trip.  The state is created on
- * the first non-NULL row in the per-row context (nodeAgg copies it once into
- * the aggregate context) and from then on modified in place: a transition
- * returns the pointer it was given, which nodeAgg keeps without copying.
+ * is a real type with an exact text round trip.  In memory the state is an
+ * expanded object (agg_state.c) that nodeAgg keeps without copying; each
+ * transition modifies it in place and returns the same pointer.
  */
 #include "bloomfilter.h"
 
@@ -15,15 +14,33 @@ PG_FUNCTION_INFO_V1(bloomfilter_agg_trans);
 PG_FUNCTION_INFO_V1(bloomfilter_union_trans);
 PG_FUNCTION_INFO_V1(bloomfilter_intersect_trans);
 
-static void
-check_aggregate(FunctionCallInfo fcinfo, const char *name)
+static MemoryContext
+aggregate_context(FunctionCallInfo fcinfo, const char *name)
 {
-	if (!AggCheckCallContext(fcinfo, NULL))
+	MemoryContext aggctx;
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s can only be called as an aggregate transition function",
 						name),
 				 errhint("Use the aggregate, or bloomfilter_add_all for an array.")));
+	return aggctx;
+}
+
+/*
+ * The state in argument 0 as our expanded object.  A flat state (possible
+ * only if something handed nodeAgg a plain value) is copied into one; the
+ * caller then returns a new pointer, which nodeAgg adopts.
+ */
+static BloomState *
+current_state(FunctionCallInfo fcinfo, MemoryContext aggctx)
+{
+	BloomState *state = bloom_state_from_datum(PG_GETARG_DATUM(0));
+
+	if (state && VARATT_IS_EXTERNAL_EXPANDED_RW(PG_GETARG_POINTER(0)))
+		return state;
+	return bloom_state_copy(aggctx, PG_GETARG_BLOOMFILTER_P(0));
 }
 
 /* An argument that sizes the filter: NULL has no meaning there */
@@ -38,17 +55,19 @@ sizing_arg(FunctionCallInfo fcinfo, int argno, const char *name)
 }
 
 /* The empty state, sized from the aggregate's arguments on its first row */
-static BloomFilter *
-new_state(FunctionCallInfo fcinfo)
+static BloomState *
+new_state(FunctionCallInfo fcinfo, MemoryContext aggctx)
 {
 	int64		items = DatumGetInt64(sizing_arg(fcinfo, 2, "expected_items"));
 	double		fpr = DatumGetFloat8(sizing_arg(fcinfo, 3, "false_positive_rate"));
 	bf_variant	variant = BF_BLOCKED;
+	bf_params	params;
 
 	if (PG_NARGS() > 4)
 		variant = bloomfilter_parse_variant(
 			DatumGetTextPP(sizing_arg(fcinfo, 4, "variant")));
-	return bloomfilter_create_sized(variant, items, fpr, 0);
+	bloomfilter_plan_sized(variant, items, fpr, 0, &params);
+	return bloom_state_create(aggctx, &params);
 }
 
 /*
@@ -58,12 +77,11 @@ new_state(FunctionCallInfo fcinfo)
 Datum
 bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 {
+	MemoryContext aggctx = aggregate_context(fcinfo, "bloomfilter_agg_trans");
 	CallCache  *cc;
 	ElementHasher *eh;
-	BloomFilter *state;
-	bf_filter	view;
+	BloomState *state;
 
-	check_aggregate(fcinfo, "bloomfilter_agg_trans");
 	if (PG_ARGISNULL(1))
 	{
 		if (PG_ARGISNULL(0))
@@ -72,28 +90,27 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 	}
 	cc = bloomfilter_call_cache(fcinfo);
 	eh = element_hasher_for_arg(fcinfo, cc, 1);
-	state = PG_ARGISNULL(0) ? new_state(fcinfo) : PG_GETARG_BLOOMFILTER_P(0);
-	bloomfilter_open((struct varlena *) state, &view);
-	bf_add(&view, element_hash(eh, PG_GETARG_DATUM(1), view.seed));
-	PG_RETURN_BLOOMFILTER_P(state);
+	state = PG_ARGISNULL(0) ? new_state(fcinfo, aggctx) :
+		current_state(fcinfo, aggctx);
+	bf_add(&state->view, element_hash(eh, PG_GETARG_DATUM(1), state->view.seed));
+	PG_RETURN_DATUM(bloom_state_datum(state));
 }
 
 /*
- * (state, f) -> state for union and intersection aggregates, and the
- * combine function of every aggregate.  The first non-NULL filter becomes
- * the state (nodeAgg copies it into the aggregate context); later ones are
- * merged into it in place.
+ * (state, f) -> state for the union and intersection aggregates, and the
+ * combine function of every aggregate.  The first non-NULL filter is copied
+ * into a new state; later ones are merged into it in place.
  */
 static Datum
 merge_trans(FunctionCallInfo fcinfo, bool intersect)
 {
-	BloomFilter *state;
+	MemoryContext aggctx = aggregate_context(fcinfo, intersect ?
+											 "bloomfilter_intersect_trans" :
+											 "bloomfilter_union_trans");
 	BloomFilter *f;
-	bf_filter	vs,
-				vf;
+	BloomState *state;
+	bf_filter	vf;
 
-	check_aggregate(fcinfo, intersect ? "bloomfilter_intersect_trans" :
-					"bloomfilter_union_trans");
 	if (PG_ARGISNULL(1))
 	{
 		if (PG_ARGISNULL(0))
@@ -103,15 +120,14 @@ merge_trans(FunctionCallInfo fcinfo, bool intersect)
 	f = PG_GETARG_BLOOMFILTER_P(1);
 	bloomfilter_open((struct varlena *) f, &vf);
 	if (PG_ARGISNULL(0))
-		PG_RETURN_BLOOMFILTER_P(f);
-	state = PG_GETARG_BLOOMFILTER_P(0);
-	bloomfilter_open((struct varlena *) state, &vs);
-	bloomfilter_check_compatible(&vs, &vf);
+		PG_RETURN_DATUM(bloom_state_datum(bloom_state_copy(aggctx, f)));
+	state = current_state(fcinfo, aggctx);
+	bloomfilter_check_compatible(&state->view, &vf);
 	if (intersect)
-		bf_intersect(&vs, &vf, bloomfilter_yield, NULL);
+		bf_intersect(&state->view, &vf, bloomfilter_yield, NULL);
 	else
-		bf_union(&vs, &vf, bloomfilter_yield, NULL);
-	PG_RETURN_BLOOMFILTER_P(state);
+		bf_union(&state->view, &vf, bloomfilter_yield, NULL);
+	PG_RETURN_DATUM(bloom_state_datum(state));
 }
 
 Datum

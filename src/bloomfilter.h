@@ -13,6 +13,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "utils/expandeddatum.h"
 
 #include "bf.h"
 
@@ -32,6 +33,17 @@ typedef struct BloomFilter
 #define PG_GETARG_BLOOMFILTER_P_COPY(n) \
 	DatumGetBloomFilterPCopy(PG_GETARG_DATUM(n))
 #define PG_RETURN_BLOOMFILTER_P(x)	PG_RETURN_POINTER(x)
+
+/*
+ * The aggregates' state: the flat filter kept inside an expanded object so
+ * that nodeAgg adopts it without copying (agg_state.c).
+ */
+typedef struct BloomState
+{
+	ExpandedObjectHeader hdr;
+	BloomFilter *flat;			/* the serialised filter, in hdr's context */
+	bf_filter	view;			/* decoded view over flat, kept current */
+} BloomState;
 
 /*
  * How one call site hashes its element argument, worked out once from the
@@ -95,6 +107,8 @@ extern void bloomfilter_check_compatible(const bf_filter *a,
 										 const bf_filter *b);
 
 /* sizing_fns.c */
+extern void bloomfilter_plan_sized(bf_variant variant, int64 items,
+								   double fpr, int64 seed, bf_params *params);
 extern BloomFilter *bloomfilter_create_sized(bf_variant variant, int64 items,
 											 double fpr, int64 seed);
 
@@ -104,6 +118,13 @@ extern void element_hasher_init(ElementHasher *eh, Oid type,
 extern bf_hash element_hash(ElementHasher *eh, Datum value, uint64 seed);
 extern ElementHasher *element_hasher_for_arg(FunctionCallInfo fcinfo,
 											 CallCache *cc, int argno);
+
+/* agg_state.c */
+extern BloomState *bloom_state_create(MemoryContext parent,
+									  const bf_params *params);
+extern BloomState *bloom_state_copy(MemoryContext parent, BloomFilter *bf);
+extern BloomState *bloom_state_from_datum(Datum d);
+extern Datum bloom_state_datum(BloomState *state);
 
 /* filter_cache.c */
 extern bf_filter *filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc,

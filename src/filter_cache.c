@@ -12,6 +12,7 @@
  *   which no other stored value shares;
  * - an inline compressed datum is small (it fits in a heap tuple), so it is
  *   compared byte for byte with the one that produced the copy;
+ * - an aggregate's in-memory state (agg_state.c) is read in place;
  * - a plain datum needs no detoasting; it is re-read in place on each call,
  *   except that a Const or external Param argument (get_fn_expr_arg_stable)
  *   is decoded only once.  Pointer identity alone is not trusted otherwise:
@@ -77,9 +78,21 @@ filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc, int argno)
 		fc->kind = FC_COMPRESSED;
 		return &fc->filter;
 	}
+	if (VARATT_IS_EXTERNAL_EXPANDED(raw))
+	{
+		BloomState *state = bloom_state_from_datum(PointerGetDatum(raw));
+
+		/* an aggregate's result, read in place */
+		if (state)
+		{
+			fc->filter = state->view;
+			fc->kind = FC_NONE;
+			return &fc->filter;
+		}
+	}
 	if (VARATT_IS_EXTERNAL(raw))
 	{
-		/* expanded or indirect: nothing identifies it; detoast per call */
+		/* indirect: nothing identifies it; detoast per call */
 		bloomfilter_open(detoast_attr(raw), &fc->filter);
 		fc->kind = FC_NONE;
 		return &fc->filter;

@@ -64,21 +64,30 @@ report_too_large(bf_variant variant, int64 items, double fpr)
 			 errhint("Split the set across several filters, for example one per day or per hash range, or accept a higher false-positive rate.")));
 }
 
-/* A new, empty filter for 'items' at 'fpr', with every argument checked */
+/* Plans a filter for 'items' at 'fpr', with every argument checked */
+void
+bloomfilter_plan_sized(bf_variant variant, int64 items, double fpr,
+					   int64 seed, bf_params *params)
+{
+	bf_status	st;
+
+	check_items("expected_items", items, false);
+	check_rate(fpr);
+	st = bf_plan(variant, (uint64) items, fpr, (uint64) seed, params);
+	if (st == BF_E_TOO_LARGE)
+		report_too_large(variant, items, fpr);
+	if (st != BF_OK)
+		bloomfilter_report(st);
+}
+
+/* A new, empty filter for 'items' at 'fpr' */
 BloomFilter *
 bloomfilter_create_sized(bf_variant variant, int64 items, double fpr,
 						 int64 seed)
 {
 	bf_params	params;
-	bf_status	st;
 
-	check_items("expected_items", items, false);
-	check_rate(fpr);
-	st = bf_plan(variant, (uint64) items, fpr, (uint64) seed, &params);
-	if (st == BF_E_TOO_LARGE)
-		report_too_large(variant, items, fpr);
-	if (st != BF_OK)
-		bloomfilter_report(st);
+	bloomfilter_plan_sized(variant, items, fpr, seed, &params);
 	return bloomfilter_alloc(&params);
 }
 

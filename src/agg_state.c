@@ -1,0 +1,93 @@
+/*
+ * agg_state.c
+ *		The aggregates' in-memory state: a bloomfilter as an expanded object.
+ *
+ * A plain varlena state would be copied once more by nodeAgg when it first
+ * becomes the transition value, so a 100 MB filter would briefly need
+ * 200 MB.  nodeAgg adopts a read-write expanded object whose memory context
+ * is a child of the aggregate context without copying it, and passes the
+ * same pointer to every later transition call.  The object holds the filter
+ * in its flat, serialised form plus the view decoded once, so a transition
+ * neither copies nor re-validates anything.  Whenever the value leaves the
+ * aggregate (stored, sent to the leader of a parallel query, printed)
+ * PostgreSQL flattens it with a plain memcpy.
+ */
+#include "bloomfilter.h"
+
+#include "utils/expandeddatum.h"
+#include "utils/memutils.h"
+
+static Size
+state_get_flat_size(ExpandedObjectHeader *eohptr)
+{
+	return VARSIZE(((BloomState *) eohptr)->flat);
+}
+
+static void
+state_flatten_into(ExpandedObjectHeader *eohptr, void *result,
+				   Size allocated_size)
+{
+	BloomState *state = (BloomState *) eohptr;
+
+	Assert(allocated_size == VARSIZE(state->flat));
+	memcpy(result, state->flat, allocated_size);
+}
+
+static const ExpandedObjectMethods state_methods = {
+	state_get_flat_size,
+	state_flatten_into
+};
+
+/* An empty state of 'bytes' serialised bytes, in a child of 'parent' */
+static BloomState *
+state_alloc(MemoryContext parent, Size bytes)
+{
+	MemoryContext objcxt = AllocSetContextCreate(parent, "bloomfilter state",
+												 ALLOCSET_SMALL_SIZES);
+	BloomState *state = MemoryContextAlloc(objcxt, sizeof(BloomState));
+
+	EOH_init_header(&state->hdr, &state_methods, objcxt);
+	state->flat = MemoryContextAlloc(objcxt, VARHDRSZ + bytes);
+	SET_VARSIZE(state->flat, VARHDRSZ + bytes);
+	return state;
+}
+
+/* A new, empty state of the planned shape */
+BloomState *
+bloom_state_create(MemoryContext parent, const bf_params *params)
+{
+	BloomState *state = state_alloc(parent, params->total_bytes);
+
+	bf_init(params, state->flat->data);
+	bloomfilter_open((struct varlena *) state->flat, &state->view);
+	return state;
+}
+
+/* A state holding a copy of a (validated, detoasted) filter */
+BloomState *
+bloom_state_copy(MemoryContext parent, BloomFilter *bf)
+{
+	BloomState *state = state_alloc(parent, VARSIZE(bf) - VARHDRSZ);
+
+	memcpy(state->flat->data, bf->data, VARSIZE(bf) - VARHDRSZ);
+	bloomfilter_open((struct varlena *) state->flat, &state->view);
+	return state;
+}
+
+/* The state behind a datum, if it is one of ours (read-only or not) */
+BloomState *
+bloom_state_from_datum(Datum d)
+{
+	ExpandedObjectHeader *eoh;
+
+	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
+		return NULL;
+	eoh = DatumGetEOHP(d);
+	return eoh->eoh_methods == &state_methods ? (BloomState *) eoh : NULL;
+}
+
+Datum
+bloom_state_datum(BloomState *state)
+{
+	return EOHPGetRWDatum(&state->hdr);
+}
