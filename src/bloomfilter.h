@@ -115,6 +115,9 @@ extern BloomFilter *bloomfilter_create_sized(bf_variant variant, int64 items,
 /* element.c */
 extern void element_hasher_init(ElementHasher *eh, Oid type,
 								MemoryContext mcxt);
+extern void element_hasher_init_checked(FunctionCallInfo fcinfo,
+										ElementHasher *eh, Oid type,
+										int filter_argno);
 extern bf_hash element_hash(ElementHasher *eh, Datum value, uint64 seed);
 extern ElementHasher *element_hasher_for_arg(FunctionCallInfo fcinfo,
 											 CallCache *cc, int argno);

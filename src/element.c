@@ -136,6 +136,23 @@ element_hash(ElementHasher *eh, Datum value, uint64 seed)
 	pg_unreachable();
 }
 
+/*
+ * element_hasher_init for a call whose argument 'filter_argno' is the filter
+ * (the state, for aggregates): a filter is refused as an element, which
+ * would only hash its bytes and is always a mistake for | or =.
+ */
+void
+element_hasher_init_checked(FunctionCallInfo fcinfo, ElementHasher *eh,
+							Oid type, int filter_argno)
+{
+	if (type == get_fn_expr_argtype(fcinfo->flinfo, filter_argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("a bloomfilter cannot be an element of a bloomfilter"),
+				 errhint("Use | or bloomfilter_union to combine two filters, and = to compare them.")));
+	element_hasher_init(eh, type, fcinfo->flinfo->fn_mcxt);
+}
+
 /* The hasher for argument 'argno', resolved once per call site */
 ElementHasher *
 element_hasher_for_arg(FunctionCallInfo fcinfo, CallCache *cc, int argno)
@@ -149,13 +166,8 @@ element_hasher_for_arg(FunctionCallInfo fcinfo, CallCache *cc, int argno)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("could not determine the element type"),
 					 errdetail("The function was called without its call expression.")));
-		/* the other argument (the state, for aggregates) is the filter */
-		if (type == get_fn_expr_argtype(fcinfo->flinfo, argno == 0 ? 1 : 0))
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("cannot add a bloomfilter to a bloomfilter as an element"),
-					 errhint("Use | or bloomfilter_union to combine two filters.")));
-		element_hasher_init(&cc->elem, type, fcinfo->flinfo->fn_mcxt);
+		element_hasher_init_checked(fcinfo, &cc->elem, type,
+									argno == 0 ? 1 : 0);
 	}
 	return &cc->elem;
 }

@@ -14,18 +14,38 @@
  *   compared byte for byte with the one that produced the copy;
  * - an aggregate's in-memory state (agg_state.c) is read in place;
  * - a plain datum needs no detoasting; it is re-read in place on each call,
- *   except that a Const or external Param argument (get_fn_expr_arg_stable)
- *   is decoded only once.  Pointer identity alone is not trusted otherwise:
- *   memory is reused between rows and between rescans of an initplan.
+ *   except that a Const argument is decoded only once.  Pointer identity
+ *   alone is not trusted otherwise: memory is reused between rows, between
+ *   rescans of an initplan, and between assignments of a PL/pgSQL variable
+ *   (an external Param whose expression state outlives each value).
  */
 #include "bloomfilter.h"
 
 #include "access/detoast.h"
+#include "nodes/primnodes.h"
 
 #define FC_NONE			0
 #define FC_TOAST		1
 #define FC_COMPRESSED	2
 #define FC_STABLE		3
+
+/* Is argument 'argno' of the call a Const, fixed for the expression's life? */
+static bool
+arg_is_const(FmgrInfo *flinfo, int argno)
+{
+	Node	   *expr = flinfo->fn_expr;
+	List	   *args;
+
+	if (expr == NULL)
+		return false;
+	if (IsA(expr, FuncExpr))
+		args = ((FuncExpr *) expr)->args;
+	else if (IsA(expr, OpExpr))
+		args = ((OpExpr *) expr)->args;
+	else
+		return false;
+	return argno < list_length(args) && IsA(list_nth(args, argno), Const);
+}
 
 /* Replaces the cached copy with a detoasted copy of 'raw' */
 static void
@@ -101,7 +121,6 @@ filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc, int argno)
 		return &fc->filter;
 	bloomfilter_open(raw, &fc->filter);
 	fc->pointer = raw;
-	fc->kind = get_fn_expr_arg_stable(fcinfo->flinfo, argno) ?
-		FC_STABLE : FC_NONE;
+	fc->kind = arg_is_const(fcinfo->flinfo, argno) ? FC_STABLE : FC_NONE;
 	return &fc->filter;
 }

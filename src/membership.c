@@ -75,8 +75,7 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 	cc = bloomfilter_call_cache(fcinfo);
 	arr = PG_GETARG_ARRAYTYPE_P(1);
 	if (cc->elem.type != ARR_ELEMTYPE(arr))
-		element_hasher_init(&cc->elem, ARR_ELEMTYPE(arr),
-							fcinfo->flinfo->fn_mcxt);
+		element_hasher_init_checked(fcinfo, &cc->elem, ARR_ELEMTYPE(arr), 0);
 	bf = copy_filter(fcinfo, &view);
 	it = array_create_iterator(arr, 0, NULL);
 	while (array_iterate(it, &value, &isnull))
@@ -132,8 +131,7 @@ contains_array(FunctionCallInfo fcinfo, bool all)
 	uint32		n = 0;
 
 	if (cc->elem.type != ARR_ELEMTYPE(arr))
-		element_hasher_init(&cc->elem, ARR_ELEMTYPE(arr),
-							fcinfo->flinfo->fn_mcxt);
+		element_hasher_init_checked(fcinfo, &cc->elem, ARR_ELEMTYPE(arr), 0);
 	it = array_create_iterator(arr, 0, NULL);
 	while (array_iterate(it, &value, &isnull))
 	{

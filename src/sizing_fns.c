@@ -60,7 +60,8 @@ report_too_large(bf_variant variant, int64 items, double fpr)
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 errmsg("bloomfilter would exceed the 1 GB limit of one value"),
 			 errdetail("A %s filter for " INT64_FORMAT " items at rate %g needs " UINT64_FORMAT " bytes.",
-					   bf_variant_name(variant), items, fpr, bits / 8),
+					   bf_variant_name(variant), items, fpr,
+					   bf_size_bytes(variant, bits)),
 			 errhint("Split the set across several filters, for example one per day or per hash range, or accept a higher false-positive rate.")));
 }
 
@@ -122,8 +123,9 @@ bloomfilter_create_bits(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("bloomfilter would exceed the 1 GB limit of one value"),
-				 errdetail("A filter of " INT64_FORMAT " bits needs " INT64_FORMAT " bytes.",
-						   bits, bits / 8),
+				 errdetail("A %s filter of " INT64_FORMAT " bits needs " UINT64_FORMAT " bytes.",
+						   bf_variant_name(variant), bits,
+						   bf_size_bytes(variant, (uint64) bits)),
 				 errhint("Split the set across several filters, for example one per day or per hash range.")));
 	if (st != BF_OK)
 		bloomfilter_report(st);
@@ -194,6 +196,12 @@ bloomfilter_capacity(PG_FUNCTION_ARGS)
 	check_items("bits", bits, false);
 	check_rate(fpr);
 	st = bf_capacity(variant, (uint64) bits, fpr, &items);
+	if (st == BF_E_TOO_LARGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("capacity out of range for bigint"),
+				 errdetail("" INT64_FORMAT " bits hold more than 2^63 items at rate %g.",
+						   bits, fpr)));
 	if (st != BF_OK)
 		bloomfilter_report(st);
 	PG_RETURN_INT64((int64) items);

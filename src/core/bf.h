@@ -158,13 +158,14 @@ extern bf_status bf_plan(bf_variant variant, uint64_t items, double fpr,
 extern bf_status bf_plan_bits(bf_variant variant, uint64_t bits,
 							  uint32_t hashes, uint64_t seed,
 							  bf_params *params);
+extern uint64_t bf_size_bytes(bf_variant variant, uint64_t bits);
 extern void bf_init(const bf_params *params, void *buf);
 extern bf_status bf_check_header(const void *buf, size_t len,
 								 uint64_t *total_bytes);
 extern bf_status bf_open(void *buf, size_t len, bf_filter *f);
 extern const char *bf_status_message(bf_status status);
 
-/* ops.c: membership */
+/* variant.c: membership */
 extern void bf_add(bf_filter *f, bf_hash h);
 extern bool bf_contains(const bf_filter *f, bf_hash h);
 

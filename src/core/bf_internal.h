@@ -150,6 +150,13 @@ bf_mulhi64(uint64_t a, uint64_t b)
 #endif
 }
 
+/*
+ * Largest bit count the sizing functions report.  The models answer for any
+ * size that fits in 63 bits, so that callers can see how far past the 1 GB
+ * limit of one filter a request lies; bf_plan enforces that limit.
+ */
+#define BF_MAX_SIZING_BITS	9.2e18
+
 /* Bytes between calls of a yield hook in long loops */
 #define BF_YIELD_BYTES	(UINT64_C(1) << 20)
 

@@ -67,6 +67,20 @@ bf_plan_bits(bf_variant variant, uint64_t bits, uint32_t hashes,
 	return finish_plan(ops, params);
 }
 
+/*
+ * Serialised size of a filter of 'bits' bits, rounded as bf_plan_bits
+ * rounds them, even past the 1 GB limit (so that errors can say how far).
+ */
+uint64_t
+bf_size_bytes(bf_variant variant, uint64_t bits)
+{
+	const bf_variant_ops *ops = bf_ops(variant);
+
+	if (ops == NULL || bits < 1 || bits > (UINT64_MAX >> 1))
+		return 0;
+	return BF_HEADER_SIZE + ops->payload_bytes(ops->round_bits(bits));
+}
+
 /* Writes an empty filter into buf, which holds params->total_bytes */
 void
 bf_init(const bf_params *params, void *buf)

@@ -1,0 +1,208 @@
+/*
+ * check.h
+ *		A minimal assertion kit shared by the core unit tests.
+ *
+ * CHECK records a failure and prints where and why, then carries on, so one
+ * run reports every broken property instead of the first.  Each test prints
+ * one line per group of checks (check_group / check_group_end) and ends with
+ * check_summary(), whose value is main's exit status.
+ *
+ * Helpers are static inline so that a test may leave some unused.
+ *
+ * Environment understood by every test:
+ *		BF_TEST_QUICK=1		shorten big cases (the sanitizer build sets it)
+ *		BF_TEST_BIG=1		run the very large cases (ignored when QUICK is set)
+ */
+#ifndef BF_CHECK_H
+#define BF_CHECK_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int	check_total;		/* checks evaluated */
+static int	check_failed;		/* checks that failed, in all */
+static int	check_group_failed; /* failures at the start of the group */
+static const char *check_group_name;
+static clock_t check_group_start;
+
+#if defined(__GNUC__)
+static inline void check_fail(const char *file, int line, const char *cond,
+					   const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#endif
+
+static inline void
+check_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+	va_list		ap;
+
+	check_failed++;
+	fprintf(stdout, "  FAIL %s:%d: (%s) ", file, line, cond);
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+/* CHECK(cond, fmt, ...): the message should say what was seen */
+#define CHECK(cond, ...) \
+	do { \
+		check_total++; \
+		if (!(cond)) \
+			check_fail(__FILE__, __LINE__, #cond, __VA_ARGS__); \
+	} while (0)
+
+static inline void
+check_group(const char *name)
+{
+	check_group_name = name;
+	check_group_failed = check_failed;
+	check_group_start = clock();
+}
+
+static inline void
+check_group_end(void)
+{
+	double		secs = (double) (clock() - check_group_start) / CLOCKS_PER_SEC;
+	int			failed = check_failed - check_group_failed;
+
+	printf("%-4s %s (%.2f s)\n", failed ? "FAIL" : "ok", check_group_name, secs);
+	if (failed)
+		printf("     %d check(s) failed in this group\n", failed);
+	fflush(stdout);
+}
+
+/* Prints the final line; the value is main's exit status */
+static inline int
+check_summary(const char *program)
+{
+	printf("%s: %s, %d checks, %d failed\n", program,
+		   check_failed ? "FAILED" : "passed", check_total, check_failed);
+	return check_failed ? 1 : 0;
+}
+
+static inline int
+check_env_set(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
+/* True in the sanitizer build: big cases shrink */
+static inline int
+check_quick(void)
+{
+	return check_env_set("BF_TEST_QUICK");
+}
+
+static inline void *
+check_malloc(size_t n)
+{
+	void	   *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+	{
+		printf("out of memory allocating %lu bytes\n", (unsigned long) n);
+		exit(2);
+	}
+	return p;
+}
+
+/* Little-endian readers independent of the core's own */
+static inline unsigned long long
+check_le64(const unsigned char *p)
+{
+	unsigned long long v = 0;
+	int			i;
+
+	for (i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static inline unsigned long
+check_le32(const unsigned char *p)
+{
+	return (unsigned long) p[0] | (unsigned long) p[1] << 8 |
+		(unsigned long) p[2] << 16 | (unsigned long) p[3] << 24;
+}
+
+static inline void
+check_put_le64(unsigned char *p, unsigned long long v)
+{
+	int			i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (unsigned char) (v >> (8 * i));
+}
+
+static inline void
+check_put_le32(unsigned char *p, unsigned long v)
+{
+	int			i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (unsigned char) (v >> (8 * i));
+}
+
+static inline double
+check_le_double(const unsigned char *p)
+{
+	unsigned long long bits = check_le64(p);
+	double		d;
+
+	memcpy(&d, &bits, sizeof(d));
+	return d;
+}
+
+static inline void
+check_put_double(unsigned char *p, double d)
+{
+	unsigned long long bits;
+
+	memcpy(&bits, &d, sizeof(bits));
+	check_put_le64(p, bits);
+}
+
+#ifdef BF_H
+
+/*
+ * Test keys, drawn from two namespaces that never meet: key i of the "added"
+ * set is the integer i (even i) or the URL https://example.com/page/<i> (odd
+ * i); stranger i is the integer -(i + 1) (even i) or
+ * https://example.com/other/<i> (odd i).  Integers hash as 8 bytes and the
+ * URLs are longer, so no stranger shares canonical bytes with an added key.
+ */
+static inline bf_hash
+check_key(unsigned long long i, int stranger, uint64_t seed)
+{
+	static const char page[] = "https://example.com/page/";
+	static const char other[] = "https://example.com/other/";
+	char		url[64];
+	char		digits[24];
+	size_t		len,
+				nd = 0;
+
+	if (i % 2 == 0)
+		return bf_hash_int64(stranger ? -(int64_t) i - 1 : (int64_t) i, seed);
+	/* by hand rather than snprintf: the big runs make 10^8 of these */
+	len = stranger ? sizeof(other) - 1 : sizeof(page) - 1;
+	memcpy(url, stranger ? other : page, len);
+	do
+	{
+		digits[nd++] = (char) ('0' + i % 10);
+		i /= 10;
+	} while (i);
+	while (nd)
+		url[len++] = digits[--nd];
+	return bf_hash_bytes(url, len, seed);
+}
+
+#endif							/* BF_H */
+
+#endif							/* BF_CHECK_H */
