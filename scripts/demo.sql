@@ -37,10 +37,9 @@ SELECT pg_size_pretty(octet_length(f::bytea)::bigint) AS filter_size,
        round(8.0 * octet_length(f::bytea) / 3000000, 2) AS bits_per_url,
        pg_size_pretty(pg_table_size('crawled')) AS table_size
 FROM seen;
--- BLOOMFILTER_INFO: uncomment the next three lines once bloomfilter_info() exists.
--- \x on
--- SELECT i.* FROM seen, bloomfilter_info(seen.f) AS i;
--- \x off
+\x on
+SELECT i.* FROM seen, bloomfilter_info(seen.f) AS i;
+\x off
 
 \echo
 \echo '== 5. False-positive rate: probe 1,000,000 URLs that were never added'
