@@ -548,7 +548,8 @@ CREATE OPERATOR = (
 	COMMUTATOR = =,
 	NEGATOR = <>,
 	RESTRICT = eqsel,
-	JOIN = eqjoinsel
+	JOIN = eqjoinsel,
+	HASHES
 );
 
 COMMENT ON OPERATOR = (bloomfilter, bloomfilter) IS
@@ -566,6 +567,22 @@ CREATE OPERATOR <> (
 
 COMMENT ON OPERATOR <> (bloomfilter, bloomfilter) IS
 'filters differ in parameters or bits';
+
+CREATE FUNCTION bloomfilter_hash(f bloomfilter)
+RETURNS integer
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_hash(bloomfilter) IS
+'hash of what = compares (shape and bits), for hash joins, GROUP BY and DISTINCT';
+
+CREATE OPERATOR CLASS bloomfilter_hash_ops
+DEFAULT FOR TYPE bloomfilter USING hash AS
+	OPERATOR 1 = (bloomfilter, bloomfilter),
+	FUNCTION 1 bloomfilter_hash(bloomfilter);
+
+COMMENT ON OPERATOR CLASS bloomfilter_hash_ops USING hash IS
+'equality of filters for hash joins, GROUP BY, DISTINCT and UNION';
 
 CREATE FUNCTION bloomfilter_is_compatible(a bloomfilter, b bloomfilter)
 RETURNS boolean

@@ -249,3 +249,23 @@ FROM (SELECT bloomfilter_contains_all(fi, a) AS r, bloomfilter_contains_any(fi, 
 
 DROP TABLE setops_f, setops_keep, setops_m, setops_arrays;
 DROP FUNCTION setops_sqlstate(text);
+
+--
+-- = has a hash opclass: GROUP BY, UNION and hash joins work on filter
+-- columns, grouping by shape and bits (items_added does not count)
+--
+CREATE TABLE setops_hash AS
+SELECT i % 3 AS g, bloomfilter_add_all(bloomfilter_create(100), ARRAY[i % 3]) AS f
+FROM generate_series(1, 30) AS i;
+INSERT INTO setops_hash SELECT 0, f || 0 FROM setops_hash WHERE g = 0 LIMIT 1;
+SELECT count(*) AS groups, min(n) AS smallest, max(n) AS largest
+FROM (SELECT f, count(*) AS n FROM setops_hash GROUP BY f) AS s;
+SELECT count(*) AS distinct_by_union FROM (SELECT f FROM setops_hash UNION SELECT f FROM setops_hash) AS s;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SELECT count(*) AS hash_join_pairs FROM setops_hash a JOIN setops_hash b ON a.f = b.f;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+SELECT bool_and(bloomfilter_hash(a.f) = bloomfilter_hash(b.f)) AS equal_filters_hash_alike
+FROM setops_hash a JOIN setops_hash b ON a.f = b.f;
+DROP TABLE setops_hash;

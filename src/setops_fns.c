@@ -4,11 +4,14 @@
  */
 #include "bloomfilter.h"
 
+#include "common/hashfn.h"
+
 PG_FUNCTION_INFO_V1(bloomfilter_union);
 PG_FUNCTION_INFO_V1(bloomfilter_intersect);
 PG_FUNCTION_INFO_V1(bloomfilter_eq);
 PG_FUNCTION_INFO_V1(bloomfilter_ne);
 PG_FUNCTION_INFO_V1(bloomfilter_is_compatible);
+PG_FUNCTION_INFO_V1(bloomfilter_hash);
 
 /* A copy of argument 0 merged with argument 1; neither input changes */
 static BloomFilter *
@@ -85,4 +88,25 @@ bloomfilter_is_compatible(PG_FUNCTION_ARGS)
 	bloomfilter_open((struct varlena *) a, &va);
 	bloomfilter_open((struct varlena *) b, &vb);
 	PG_RETURN_BOOL(bf_compatible(&va, &vb));
+}
+
+/*
+ * Hash support for =, so that GROUP BY, DISTINCT and UNION work on filter
+ * columns: it covers exactly what = compares (shape and bits), not the
+ * bookkeeping fields.
+ */
+Datum
+bloomfilter_hash(PG_FUNCTION_ARGS)
+{
+	BloomFilter *bf = PG_GETARG_BLOOMFILTER_P(0);
+	bf_filter	f;
+	uint32		h;
+
+	bloomfilter_open((struct varlena *) bf, &f);
+	h = hash_bytes(f.payload, (int) f.payload_bytes);
+	h = hash_combine(h, hash_bytes_uint32((uint32) f.variant));
+	h = hash_combine(h, hash_bytes_uint32(f.hashes));
+	h = hash_combine(h, hash_bytes_extended((const unsigned char *) &f.bits,
+											sizeof(f.bits), f.seed));
+	PG_RETURN_INT32((int32) h);
 }
