@@ -117,8 +117,7 @@ merge_trans(FunctionCallInfo fcinfo, bool intersect)
 			PG_RETURN_NULL();
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
-	f = PG_GETARG_BLOOMFILTER_P(1);
-	bloomfilter_open((struct varlena *) f, &vf);
+	f = bloomfilter_getarg(fcinfo, 1, &vf);
 	if (PG_ARGISNULL(0))
 		PG_RETURN_DATUM(bloom_state_datum(bloom_state_copy(aggctx, f)));
 	state = current_state(fcinfo, aggctx);

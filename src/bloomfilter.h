@@ -96,6 +96,8 @@ typedef struct CallCache
 
 /* util.c */
 extern void bloomfilter_open(struct varlena *bf, bf_filter *view);
+extern BloomFilter *bloomfilter_getarg(FunctionCallInfo fcinfo, int argno,
+									   bf_filter *view);
 extern void bloomfilter_open_input(const void *data, Size len,
 								   bf_filter *view, bool binary);
 extern void bloomfilter_report(bf_status status);

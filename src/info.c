@@ -24,8 +24,8 @@ clamp_int64(uint64 v)
 Datum
 bloomfilter_info(PG_FUNCTION_ARGS)
 {
-	BloomFilter *bf = PG_GETARG_BLOOMFILTER_P(0);
 	bf_filter	f;
+	BloomFilter *bf = bloomfilter_getarg(fcinfo, 0, &f);
 	bf_fill_stats fill;
 	TupleDesc	tupdesc;
 	Datum		values[INFO_COLUMNS];
@@ -36,7 +36,6 @@ bloomfilter_info(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 	tupdesc = BlessTupleDesc(tupdesc);
 
-	bloomfilter_open((struct varlena *) bf, &f);
 	bf_fill(&f, &fill, bloomfilter_yield, NULL);
 	capacity = bf_filter_capacity(&f);
 
@@ -63,11 +62,10 @@ bloomfilter_info(PG_FUNCTION_ARGS)
 Datum
 bloomfilter_cardinality(PG_FUNCTION_ARGS)
 {
-	BloomFilter *bf = PG_GETARG_BLOOMFILTER_P(0);
 	bf_filter	f;
 	bf_fill_stats fill;
 
-	bloomfilter_open((struct varlena *) bf, &f);
+	bloomfilter_getarg(fcinfo, 0, &f);
 	bf_fill(&f, &fill, bloomfilter_yield, NULL);
 	PG_RETURN_FLOAT8(fill.estimated_items);
 }

@@ -18,12 +18,11 @@ static BloomFilter *
 merge(FunctionCallInfo fcinfo, bool intersect)
 {
 	BloomFilter *a = PG_GETARG_BLOOMFILTER_P_COPY(0);
-	BloomFilter *b = PG_GETARG_BLOOMFILTER_P(1);
 	bf_filter	va,
 				vb;
 
 	bloomfilter_open((struct varlena *) a, &va);
-	bloomfilter_open((struct varlena *) b, &vb);
+	bloomfilter_getarg(fcinfo, 1, &vb);
 	bloomfilter_check_compatible(&va, &vb);
 	if (intersect)
 		bf_intersect(&va, &vb, bloomfilter_yield, NULL);
@@ -54,13 +53,11 @@ bloomfilter_intersect(PG_FUNCTION_ARGS)
 static bool
 equal(FunctionCallInfo fcinfo)
 {
-	BloomFilter *a = PG_GETARG_BLOOMFILTER_P(0);
-	BloomFilter *b = PG_GETARG_BLOOMFILTER_P(1);
 	bf_filter	va,
 				vb;
 
-	bloomfilter_open((struct varlena *) a, &va);
-	bloomfilter_open((struct varlena *) b, &vb);
+	bloomfilter_getarg(fcinfo, 0, &va);
+	bloomfilter_getarg(fcinfo, 1, &vb);
 	return bf_equal(&va, &vb);
 }
 
@@ -80,13 +77,11 @@ bloomfilter_ne(PG_FUNCTION_ARGS)
 Datum
 bloomfilter_is_compatible(PG_FUNCTION_ARGS)
 {
-	BloomFilter *a = PG_GETARG_BLOOMFILTER_P(0);
-	BloomFilter *b = PG_GETARG_BLOOMFILTER_P(1);
 	bf_filter	va,
 				vb;
 
-	bloomfilter_open((struct varlena *) a, &va);
-	bloomfilter_open((struct varlena *) b, &vb);
+	bloomfilter_getarg(fcinfo, 0, &va);
+	bloomfilter_getarg(fcinfo, 1, &vb);
 	PG_RETURN_BOOL(bf_compatible(&va, &vb));
 }
 
@@ -98,15 +93,14 @@ bloomfilter_is_compatible(PG_FUNCTION_ARGS)
 Datum
 bloomfilter_hash(PG_FUNCTION_ARGS)
 {
-	BloomFilter *bf = PG_GETARG_BLOOMFILTER_P(0);
 	bf_filter	f;
 	uint32		h;
 
-	bloomfilter_open((struct varlena *) bf, &f);
+	bloomfilter_getarg(fcinfo, 0, &f);
 	h = hash_bytes(f.payload, (int) f.payload_bytes);
 	h = hash_combine(h, hash_bytes_uint32((uint32) f.variant));
 	h = hash_combine(h, hash_bytes_uint32(f.hashes));
-	h = hash_combine(h, hash_bytes_extended((const unsigned char *) &f.bits,
-											sizeof(f.bits), f.seed));
+	h = hash_combine(h, hash_bytes_uint32((uint32) (f.seed ^ (f.seed >> 32))));
+	h = hash_combine(h, hash_bytes_uint32((uint32) (f.bits ^ (f.bits >> 32))));
 	PG_RETURN_INT32((int32) h);
 }

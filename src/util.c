@@ -26,6 +26,16 @@ bloomfilter_open(struct varlena *bf, bf_filter *view)
 				 errdetail("%s", bf_status_message(st))));
 }
 
+/* Argument 'argno', detoasted (not copied if it need not be) and opened */
+BloomFilter *
+bloomfilter_getarg(FunctionCallInfo fcinfo, int argno, bf_filter *view)
+{
+	BloomFilter *bf = PG_GETARG_BLOOMFILTER_P(argno);
+
+	bloomfilter_open((struct varlena *) bf, view);
+	return bf;
+}
+
 /* Opens untrusted bytes from text input, binary input or a bytea cast */
 void
 bloomfilter_open_input(const void *data, Size len, bf_filter *view,
