@@ -469,6 +469,62 @@ LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION bloomfilter_add_all(bloomfilter, anyarray) IS
 'copy of the filter with every non-NULL array element added, in one pass';
 
+CREATE FUNCTION bloomfilter_remove(f bloomfilter, elem text)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_remove'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, text) IS
+'copy of a counting or cuckoo filter with one occurrence of elem removed';
+
+CREATE FUNCTION bloomfilter_remove(f bloomfilter, elem bytea)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_remove'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, bytea) IS
+'copy of a counting or cuckoo filter with one occurrence of elem removed';
+
+CREATE FUNCTION bloomfilter_remove(f bloomfilter, elem smallint)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_remove'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, smallint) IS
+'copy of a counting or cuckoo filter with one occurrence of elem removed';
+
+CREATE FUNCTION bloomfilter_remove(f bloomfilter, elem integer)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_remove'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, integer) IS
+'copy of a counting or cuckoo filter with one occurrence of elem removed';
+
+CREATE FUNCTION bloomfilter_remove(f bloomfilter, elem bigint)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_remove'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, bigint) IS
+'copy of a counting or cuckoo filter with one occurrence of elem removed';
+
+CREATE FUNCTION bloomfilter_remove(f bloomfilter, elem uuid)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_remove'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, uuid) IS
+'copy of a counting or cuckoo filter with one occurrence of elem removed';
+
+CREATE FUNCTION bloomfilter_remove(f bloomfilter, elem anyelement)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_remove'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, anyelement) IS
+'copy of a counting or cuckoo filter with one occurrence of elem removed';
+
 CREATE FUNCTION bloomfilter_contains_all(f bloomfilter, elems anyarray)
 RETURNS boolean
 AS 'MODULE_PATHNAME'

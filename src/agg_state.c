@@ -58,8 +58,8 @@ bloom_state_create(MemoryContext parent, const bf_params *params)
 {
 	BloomState *state = state_alloc(parent, params->total_bytes);
 
-	bf_init(params, state->flat->data);
-	bloomfilter_open((struct varlena *) state->flat, &state->view);
+	bf_init(params, VARDATA(state->flat));
+	bloomfilter_open(state->flat, &state->view);
 	return state;
 }
 
@@ -69,8 +69,8 @@ bloom_state_copy(MemoryContext parent, BloomFilter *bf)
 {
 	BloomState *state = state_alloc(parent, VARSIZE(bf) - VARHDRSZ);
 
-	memcpy(state->flat->data, bf->data, VARSIZE(bf) - VARHDRSZ);
-	bloomfilter_open((struct varlena *) state->flat, &state->view);
+	memcpy(VARDATA(state->flat), bf->data, VARSIZE(bf) - VARHDRSZ);
+	bloomfilter_open(state->flat, &state->view);
 	return state;
 }
 
@@ -90,4 +90,19 @@ Datum
 bloom_state_datum(BloomState *state)
 {
 	return EOHPGetRWDatum(&state->hdr);
+}
+
+/* Adds in place; a growing variant moves to bigger bytes in the state */
+void
+bloom_state_add(BloomState *state, bf_hash h)
+{
+	state->flat = bloomfilter_add_hash(state->flat, &state->view, h,
+									   state->hdr.eoh_context);
+}
+
+void
+bloom_state_merge(BloomState *state, const bf_filter *src, bool intersect)
+{
+	state->flat = bloomfilter_merge(state->flat, &state->view, src, intersect,
+									state->hdr.eoh_context);
 }

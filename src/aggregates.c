@@ -92,7 +92,8 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 	eh = element_hasher_for_arg(fcinfo, cc, 1);
 	state = PG_ARGISNULL(0) ? new_state(fcinfo, aggctx) :
 		current_state(fcinfo, aggctx);
-	bf_add(&state->view, element_hash(eh, PG_GETARG_DATUM(1), state->view.seed));
+	bloom_state_add(state, element_hash(eh, PG_GETARG_DATUM(1),
+										state->view.seed));
 	PG_RETURN_DATUM(bloom_state_datum(state));
 }
 
@@ -121,11 +122,7 @@ merge_trans(FunctionCallInfo fcinfo, bool intersect)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_DATUM(bloom_state_datum(bloom_state_copy(aggctx, f)));
 	state = current_state(fcinfo, aggctx);
-	bloomfilter_check_compatible(&state->view, &vf);
-	if (intersect)
-		bf_intersect(&state->view, &vf, bloomfilter_yield, NULL);
-	else
-		bf_union(&state->view, &vf, bloomfilter_yield, NULL);
+	bloom_state_merge(state, &vf, intersect);
 	PG_RETURN_DATUM(bloom_state_datum(state));
 }
 

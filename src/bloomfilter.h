@@ -41,7 +41,7 @@ typedef struct BloomFilter
 typedef struct BloomState
 {
 	ExpandedObjectHeader hdr;
-	BloomFilter *flat;			/* the serialised filter, in hdr's context */
+	struct varlena *flat;		/* the serialised filter, in hdr's context */
 	bf_filter	view;			/* decoded view over flat, kept current */
 } BloomState;
 
@@ -105,6 +105,14 @@ extern bf_variant bloomfilter_parse_variant(text *name);
 extern BloomFilter *bloomfilter_alloc(const bf_params *params);
 extern CallCache *bloomfilter_call_cache(FunctionCallInfo fcinfo);
 extern void bloomfilter_yield(void *arg);
+extern void bloomfilter_unsupported(const bf_filter *f, const char *operation,
+									const char *hint);
+extern struct varlena *bloomfilter_add_hash(struct varlena *bf,
+											bf_filter *view, bf_hash h,
+											MemoryContext mcxt);
+extern struct varlena *bloomfilter_merge(struct varlena *dst, bf_filter *view,
+										 const bf_filter *src, bool intersect,
+										 MemoryContext mcxt);
 extern void bloomfilter_check_compatible(const bf_filter *a,
 										 const bf_filter *b);
 
@@ -130,6 +138,9 @@ extern BloomState *bloom_state_create(MemoryContext parent,
 extern BloomState *bloom_state_copy(MemoryContext parent, BloomFilter *bf);
 extern BloomState *bloom_state_from_datum(Datum d);
 extern Datum bloom_state_datum(BloomState *state);
+extern void bloom_state_add(BloomState *state, bf_hash h);
+extern void bloom_state_merge(BloomState *state, const bf_filter *src,
+							  bool intersect);
 
 /* filter_cache.c */
 extern bf_filter *filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc,

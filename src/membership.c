@@ -18,6 +18,7 @@ PG_FUNCTION_INFO_V1(bloomfilter_contains);
 PG_FUNCTION_INFO_V1(bloomfilter_contained);
 PG_FUNCTION_INFO_V1(bloomfilter_contains_all);
 PG_FUNCTION_INFO_V1(bloomfilter_contains_any);
+PG_FUNCTION_INFO_V1(bloomfilter_remove);
 
 /* Elements between checks for query cancel in array loops */
 #define CANCEL_INTERVAL 65536
@@ -51,7 +52,10 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 	cc = bloomfilter_call_cache(fcinfo);
 	eh = element_hasher_for_arg(fcinfo, cc, 1);
 	bf = copy_filter(fcinfo, &view);
-	bf_add(&view, element_hash(eh, PG_GETARG_DATUM(1), view.seed));
+	bf = (BloomFilter *) bloomfilter_add_hash((struct varlena *) bf, &view,
+											  element_hash(eh, PG_GETARG_DATUM(1),
+														   view.seed),
+											  CurrentMemoryContext);
 	PG_RETURN_BLOOMFILTER_P(bf);
 }
 
@@ -81,11 +85,45 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 	while (array_iterate(it, &value, &isnull))
 	{
 		if (!isnull)
-			bf_add(&view, element_hash(&cc->elem, value, view.seed));
+			bf = (BloomFilter *) bloomfilter_add_hash((struct varlena *) bf, &view,
+													  element_hash(&cc->elem, value,
+																   view.seed),
+													  CurrentMemoryContext);
 		if (++n % CANCEL_INTERVAL == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	array_free_iterator(it);
+	PG_RETURN_BLOOMFILTER_P(bf);
+}
+
+/*
+ * bloomfilter_remove(f, elem): a copy without one occurrence of elem, for
+ * the variants that can remove.  An element that is certainly absent
+ * leaves the filter as it was.  Not strict, like bloomfilter_add.
+ */
+Datum
+bloomfilter_remove(PG_FUNCTION_ARGS)
+{
+	CallCache  *cc;
+	ElementHasher *eh;
+	BloomFilter *bf;
+	bf_filter	view;
+	bf_status	st;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	bf = copy_filter(fcinfo, &view);
+	if (!bf_can_remove(view.variant))
+		bloomfilter_unsupported(&view, "remove",
+								"Only counting and cuckoo filters can remove elements; build the filter with variant 'counting' or 'cuckoo'.");
+	if (PG_ARGISNULL(1))
+		PG_RETURN_BLOOMFILTER_P(bf);
+	cc = bloomfilter_call_cache(fcinfo);
+	eh = element_hasher_for_arg(fcinfo, cc, 1);
+	st = bf_remove(&view, element_hash(eh, PG_GETARG_DATUM(1), view.seed));
+	if (st != BF_OK && st != BF_E_NOT_FOUND)
+		elog(ERROR, "could not remove from bloomfilter: %s",
+			 bf_status_message(st));
 	PG_RETURN_BLOOMFILTER_P(bf);
 }
 

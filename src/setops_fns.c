@@ -23,12 +23,8 @@ merge(FunctionCallInfo fcinfo, bool intersect)
 
 	bloomfilter_open((struct varlena *) a, &va);
 	bloomfilter_getarg(fcinfo, 1, &vb);
-	bloomfilter_check_compatible(&va, &vb);
-	if (intersect)
-		bf_intersect(&va, &vb, bloomfilter_yield, NULL);
-	else
-		bf_union(&va, &vb, bloomfilter_yield, NULL);
-	return a;
+	return (BloomFilter *) bloomfilter_merge((struct varlena *) a, &va, &vb,
+											 intersect, CurrentMemoryContext);
 }
 
 /* bloomfilter_union(a, b), a | b */

@@ -149,3 +149,94 @@ bloomfilter_check_compatible(const bf_filter *a, const bf_filter *b)
 					   (int64) b->seed),
 			 errhint("Build both filters with the same expected_items, false_positive_rate, variant and seed.")));
 }
+
+/* Refuses an operation the filter's variant does not offer */
+void
+bloomfilter_unsupported(const bf_filter *f, const char *operation,
+						const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s filters do not support %s", bf_variant_name(f->variant),
+					operation),
+			 errhint("%s", hint)));
+}
+
+/* Bytes a grown filter needs, refused past what one value holds */
+static Size
+grown_size(const bf_filter *view, uint64 bytes)
+{
+	if (bytes == 0)
+		elog(ERROR, "bloomfilter variant %s reported full but cannot grow",
+			 bf_variant_name(view->variant));
+	if (bytes > BF_MAX_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloomfilter cannot grow past the 1 GB limit of one value"),
+				 errdetail("The %s filter would need " UINT64_FORMAT " bytes.",
+						   bf_variant_name(view->variant), bytes),
+				 errhint("Split the set across several filters, for example one per day or per hash range.")));
+	return (Size) bytes;
+}
+
+/*
+ * Adds a hash to a filter this function may replace: a growing variant that
+ * is full gets a copy with one more stage (in 'mcxt'), and the old bytes
+ * are freed.  Returns the filter now holding the element; *view follows it.
+ */
+struct varlena *
+bloomfilter_add_hash(struct varlena *bf, bf_filter *view, bf_hash h,
+					 MemoryContext mcxt)
+{
+	while (bf_add(view, h) == BF_E_FULL)
+	{
+		Size		size = grown_size(view, bf_grow_bytes(view));
+		struct varlena *grown = MemoryContextAlloc(mcxt, VARHDRSZ + size);
+
+		SET_VARSIZE(grown, VARHDRSZ + size);
+		bf_grow(view, VARDATA(grown));
+		pfree(bf);
+		bf = grown;
+		bloomfilter_open(bf, view);
+	}
+	return bf;
+}
+
+/*
+ * Merges 'src' into 'dst' (a filter this function may replace, as above):
+ * in place when the variant can, else into new bytes of the size the union
+ * needs.
+ */
+struct varlena *
+bloomfilter_merge(struct varlena *dst, bf_filter *view, const bf_filter *src,
+				  bool intersect, MemoryContext mcxt)
+{
+	bf_status	st;
+
+	bloomfilter_check_compatible(view, src);
+	if (!intersect &&
+		bf_union_bytes(view, src) != BF_HEADER_SIZE + view->payload_bytes)
+	{
+		Size		size = grown_size(view, bf_union_bytes(view, src));
+		struct varlena *merged = MemoryContextAlloc(mcxt, VARHDRSZ + size);
+
+		SET_VARSIZE(merged, VARHDRSZ + size);
+		st = bf_union_into(view, src, VARDATA(merged), bloomfilter_yield, NULL);
+		if (st == BF_OK)
+		{
+			pfree(dst);
+			bloomfilter_open(merged, view);
+			return merged;
+		}
+	}
+	else if (intersect)
+		st = bf_intersect(view, src, bloomfilter_yield, NULL);
+	else
+		st = bf_union(view, src, bloomfilter_yield, NULL);
+	if (st == BF_E_UNSUPPORTED)
+		bloomfilter_unsupported(view, intersect ? "intersection" : "union",
+								"Intersection is offered by blocked, classic, counting and scalable filters.");
+	if (st != BF_OK)
+		elog(ERROR, "could not merge bloomfilters: %s", bf_status_message(st));
+	return dst;
+}

@@ -48,11 +48,14 @@
 typedef enum bf_variant
 {
 	BF_BLOCKED = 1,
-	BF_CLASSIC = 2
+	BF_CLASSIC = 2,
+	BF_COUNTING = 3,
+	BF_SCALABLE = 4,
+	BF_CUCKOO = 5
 } bf_variant;
 
 #define BF_VARIANT_MIN		BF_BLOCKED
-#define BF_VARIANT_MAX		BF_CLASSIC
+#define BF_VARIANT_MAX		BF_CUCKOO
 
 typedef enum bf_status
 {
@@ -72,7 +75,11 @@ typedef enum bf_status
 	BF_E_PAYLOAD,				/* payload size disagrees with the bit count */
 	BF_E_PADDING,				/* bits past the end of the filter are set */
 	BF_E_TARGET,				/* stored target rate is not a rate */
-	BF_E_INCOMPATIBLE			/* two filters of different parameters */
+	BF_E_INCOMPATIBLE,			/* two filters of different parameters */
+	BF_E_LAYOUT,				/* stages, buckets or counters inconsistent */
+	BF_E_FULL,					/* the filter must grow (bf_grow) first */
+	BF_E_NOT_FOUND,				/* remove: the element is not in the filter */
+	BF_E_UNSUPPORTED			/* the variant does not offer the operation */
 } bf_status;
 
 /* The two 64-bit halves of an element's hash */
@@ -90,6 +97,7 @@ typedef struct bf_params
 {
 	bf_variant	variant;
 	uint32_t	hashes;			/* k */
+	uint32_t	param;			/* variant-defined header word; 0 if unused */
 	uint64_t	seed;
 	uint64_t	bits;			/* m */
 	uint64_t	expected_items; /* 0 when not sized for a count */
@@ -109,6 +117,7 @@ typedef struct bf_filter
 	unsigned char *payload;
 	bf_variant	variant;
 	uint32_t	hashes;
+	uint32_t	param;			/* variant-defined header word */
 	uint64_t	seed;
 	uint64_t	bits;
 	uint64_t	blocks;			/* blocked: bits / 512 */
@@ -165,16 +174,39 @@ extern bf_status bf_check_header(const void *buf, size_t len,
 extern bf_status bf_open(void *buf, size_t len, bf_filter *f);
 extern const char *bf_status_message(bf_status status);
 
-/* variant.c: membership */
-extern void bf_add(bf_filter *f, bf_hash h);
+/*
+ * variant.c: membership.  bf_add returns BF_E_FULL when a growing variant
+ * needs another stage first: the caller allocates bf_grow_bytes() bytes,
+ * calls bf_grow into them, opens the result and adds again.  bf_remove
+ * returns BF_E_UNSUPPORTED for variants that cannot remove, and
+ * BF_E_NOT_FOUND (changing nothing) when the element is certainly absent.
+ */
+extern bf_status bf_add(bf_filter *f, bf_hash h);
 extern bool bf_contains(const bf_filter *f, bf_hash h);
+extern bf_status bf_remove(bf_filter *f, bf_hash h);
+extern bool bf_can_remove(bf_variant variant);
+extern uint64_t bf_grow_bytes(const bf_filter *f);
+extern void bf_grow(const bf_filter *f, void *buf);
 
 /* setops.c: combining, comparing and inspecting */
 extern bool bf_compatible(const bf_filter *a, const bf_filter *b);
+/*
+ * bf_union and bf_intersect return BF_E_FULL when dst must grow first (as
+ * bf_add), and BF_E_UNSUPPORTED where the operation has no meaning.
+ */
 extern bf_status bf_union(bf_filter *dst, const bf_filter *src,
 						  bf_yield_fn yield, void *arg);
 extern bf_status bf_intersect(bf_filter *dst, const bf_filter *src,
 							  bf_yield_fn yield, void *arg);
+
+/*
+ * A union that needs more room than dst has (growing variants): when
+ * bf_union_bytes exceeds dst's size, the caller allocates that many bytes
+ * and bf_union_into writes the union there, leaving dst and src unchanged.
+ */
+extern uint64_t bf_union_bytes(const bf_filter *dst, const bf_filter *src);
+extern bf_status bf_union_into(const bf_filter *dst, const bf_filter *src,
+							   void *out, bf_yield_fn yield, void *arg);
 extern bool bf_equal(const bf_filter *a, const bf_filter *b);
 extern void bf_fill(const bf_filter *f, bf_fill_stats *stats,
 					bf_yield_fn yield, void *arg);

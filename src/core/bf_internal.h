@@ -31,29 +31,51 @@
 typedef struct bf_variant_ops
 {
 	const char *name;
-	/* smallest filter of this layout holding 'items' at rate 'fpr' */
+	/* the model: bits (and k) this layout needs for 'items' at 'fpr' */
 	bf_status	(*size) (double items, double fpr, uint64_t *bits,
 						 uint32_t *hashes);
+	/* fills p's bits, hashes, param and payload_bytes for 'items' at 'fpr' */
+	bf_status	(*plan) (double items, double fpr, bf_params *p);
+	/* the same for a requested shape (p->bits, p->hashes already set) */
+	bf_status	(*plan_bits) (bf_params *p);
 	/* most items 'bits' hold at 'fpr' with k hashes (0: the best k) */
 	double		(*capacity) (double bits, double fpr, uint32_t hashes);
 	/* round a requested bit count to one the layout can hold */
 	uint64_t	(*round_bits) (uint64_t bits);
-	/* payload bytes for 'bits' (already rounded); 0 if the count is invalid */
-	uint64_t	(*payload_bytes) (uint64_t bits);
+	/* header consistency: bits, hashes, param and payload_bytes agree */
+	bf_status	(*check_header) (const bf_params *h);
+	/* writes the payload of an empty filter (already zeroed); may be NULL */
+	void		(*init) (const bf_params *p, unsigned char *payload);
 	/* expected false-positive rate of the layout */
 	double		(*fpr) (double bits, double items, double hashes);
 	/* checks on the payload beyond what the header tells */
 	bf_status	(*validate) (const bf_filter *f);
 	/* dst |= src (or &=), both of this variant and compatible */
-	void		(*merge) (bf_filter *dst, const bf_filter *src, bool intersect,
+	bf_status	(*merge) (bf_filter *dst, const bf_filter *src, bool intersect,
 						  bf_yield_fn yield, void *arg);
 	/* bits_set and fpr of stats */
 	void		(*fill) (const bf_filter *f, bf_fill_stats *stats,
 						 bf_yield_fn yield, void *arg);
 	/* distinct items explaining 'set' bits (set < bits) */
 	double		(*estimate) (const bf_filter *f, uint64_t set);
-	void		(*add) (bf_filter *f, bf_hash h);
+	/* BF_OK, or BF_E_FULL when the filter must grow first */
+	bf_status	(*add) (bf_filter *f, bf_hash h);
 	bool		(*contains) (const bf_filter *f, bf_hash h);
+	/* NULL when the variant cannot remove */
+	bf_status	(*remove) (bf_filter *f, bf_hash h);
+	/*
+	 * Bytes the union of dst and src needs when it cannot be done in place
+	 * (growing variants); NULL, or dst's own size, for an in-place merge
+	 */
+	uint64_t	(*union_bytes) (const bf_filter *dst, const bf_filter *src);
+	/* writes that union into out (union_bytes long); dst, src unchanged */
+	bf_status	(*union_into) (const bf_filter *dst, const bf_filter *src,
+							   unsigned char *out, bf_yield_fn yield,
+							   void *arg);
+	/* total bytes after growing by one stage; NULL when it never grows */
+	uint64_t	(*grow_bytes) (const bf_filter *f);
+	/* writes the grown filter into dst (grow_bytes long) */
+	void		(*grow) (const bf_filter *f, unsigned char *dst);
 } bf_variant_ops;
 
 extern const bf_variant_ops bf_blocked_ops;
@@ -66,8 +88,15 @@ extern bf_status bf_classic_size(double items, double fpr, uint64_t *bits,
 								 uint32_t *hashes);
 extern bf_status bf_blocked_size(double items, double fpr, uint64_t *bits,
 								 uint32_t *hashes);
-extern void bf_merge_bits(bf_filter *dst, const bf_filter *src,
-						  bool intersect, bf_yield_fn yield, void *arg);
+extern bf_status bf_merge_bits(bf_filter *dst, const bf_filter *src,
+							   bool intersect, bf_yield_fn yield, void *arg);
+
+/* format.c: the header rules shared by the single-array layouts */
+extern bf_status bf_bit_array_check(const bf_params *h, bool bits_valid,
+									uint64_t payload_bytes);
+
+/* Most bits a payload within BF_MAX_BYTES can hold */
+#define BF_MAX_PAYLOAD_BITS	((BF_MAX_BYTES - BF_HEADER_SIZE) * 8)
 extern double bf_classic_capacity(double bits, double fpr, uint32_t hashes);
 extern double bf_blocked_capacity(double bits, double fpr, uint32_t hashes);
 
@@ -125,6 +154,14 @@ bf_put_double(unsigned char *p, double d)
 
 	memcpy(&bits, &d, sizeof(bits));
 	bf_put_le64(p, bits);
+}
+
+/* Items added, in the view and in the header */
+static inline void
+bf_set_items(bf_filter *f, uint64_t items)
+{
+	f->items = items;
+	bf_put_le64(f->base + BF_OFF_ITEMS, items);
 }
 
 /* High 64 bits of a 64 x 64-bit product: maps a hash onto [0, n) */

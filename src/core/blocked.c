@@ -24,7 +24,7 @@ block_of(const bf_filter *f, bf_hash h)
 	return f->payload + bf_mulhi64(h.hi, f->blocks) * BF_BLOCK_BYTES;
 }
 
-static void
+static bf_status
 blocked_add(bf_filter *f, bf_hash h)
 {
 	unsigned char *block = block_of(f, h);
@@ -36,6 +36,7 @@ blocked_add(bf_filter *f, bf_hash h)
 		bf_bit_set(block, x >> 55);
 		x = x * LCG_MUL + LCG_ADD;
 	}
+	return BF_OK;
 }
 
 static bool
@@ -108,12 +109,28 @@ blocked_round_bits(uint64_t bits)
 	return (bits + BF_BLOCK_BITS - 1) / BF_BLOCK_BITS * BF_BLOCK_BITS;
 }
 
-static uint64_t
-blocked_payload_bytes(uint64_t bits)
+/* Whole blocks; the payload is the bits themselves */
+static bf_status
+blocked_plan_bits(bf_params *p)
 {
-	if (bits == 0 || bits % BF_BLOCK_BITS != 0)
-		return 0;
-	return bits / 8;
+	p->bits = blocked_round_bits(p->bits);
+	p->param = 0;
+	p->payload_bytes = p->bits / 8;
+	return BF_OK;
+}
+
+static bf_status
+blocked_plan(double items, double fpr, bf_params *p)
+{
+	bf_status	st = bf_blocked_size(items, fpr, &p->bits, &p->hashes);
+
+	return st == BF_OK ? blocked_plan_bits(p) : st;
+}
+
+static bf_status
+blocked_check_header(const bf_params *h)
+{
+	return bf_bit_array_check(h, h->bits % BF_BLOCK_BITS == 0, h->bits / 8);
 }
 
 static bf_status
@@ -127,8 +144,10 @@ const bf_variant_ops bf_blocked_ops = {
 	.name = "blocked",
 	.size = bf_blocked_size,
 	.capacity = bf_blocked_capacity,
+	.plan = blocked_plan,
+	.plan_bits = blocked_plan_bits,
 	.round_bits = blocked_round_bits,
-	.payload_bytes = blocked_payload_bytes,
+	.check_header = blocked_check_header,
 	.fpr = bf_blocked_fpr,
 	.validate = blocked_validate,
 	.merge = bf_merge_bits,

@@ -41,13 +41,14 @@ positions_next(positions *p)
 		p->y %= p->m;
 }
 
-static void
+static bf_status
 classic_add(bf_filter *f, bf_hash h)
 {
 	positions	p;
 
 	for (positions_start(&p, f, h); p.i < f->hashes; positions_next(&p))
 		bf_bit_set(f->payload, p.x);
+	return BF_OK;
 }
 
 static bool
@@ -67,10 +68,33 @@ classic_round_bits(uint64_t bits)
 	return bits;
 }
 
+/* Any bit count; the payload is padded to whole 64-bit words */
 static uint64_t
 classic_payload_bytes(uint64_t bits)
 {
 	return (bits + 63) / 64 * 8;
+}
+
+static bf_status
+classic_plan_bits(bf_params *p)
+{
+	p->param = 0;
+	p->payload_bytes = classic_payload_bytes(p->bits);
+	return BF_OK;
+}
+
+static bf_status
+classic_plan(double items, double fpr, bf_params *p)
+{
+	bf_status	st = bf_classic_size(items, fpr, &p->bits, &p->hashes);
+
+	return st == BF_OK ? classic_plan_bits(p) : st;
+}
+
+static bf_status
+classic_check_header(const bf_params *h)
+{
+	return bf_bit_array_check(h, true, classic_payload_bytes(h->bits));
 }
 
 /* Padding bits past m stay zero, so equal sets give equal bytes */
@@ -120,8 +144,10 @@ const bf_variant_ops bf_classic_ops = {
 	.name = "classic",
 	.size = bf_classic_size,
 	.capacity = bf_classic_capacity,
+	.plan = classic_plan,
+	.plan_bits = classic_plan_bits,
 	.round_bits = classic_round_bits,
-	.payload_bytes = classic_payload_bytes,
+	.check_header = classic_check_header,
 	.fpr = bf_classic_fpr,
 	.validate = classic_validate,
 	.merge = bf_merge_bits,

@@ -12,15 +12,13 @@
 
 #include "bf_internal.h"
 
+/* Completes a plan: the total size, within what one value can hold */
 static bf_status
-finish_plan(const bf_variant_ops *ops, bf_params *p)
+finish_plan(bf_params *p)
 {
-	if (p->bits > (BF_MAX_BYTES - BF_HEADER_SIZE) * 8)
+	if (p->payload_bytes > BF_MAX_BYTES - BF_HEADER_SIZE)
 		return BF_E_TOO_LARGE;
-	p->payload_bytes = ops->payload_bytes(p->bits);
 	p->total_bytes = BF_HEADER_SIZE + p->payload_bytes;
-	if (p->total_bytes > BF_MAX_BYTES)
-		return BF_E_TOO_LARGE;
 	return BF_OK;
 }
 
@@ -34,15 +32,16 @@ bf_plan(bf_variant variant, uint64_t items, double fpr, uint64_t seed,
 
 	if (ops == NULL)
 		return BF_E_VARIANT;
-	st = bf_optimal_bits(variant, (double) items, fpr, &params->bits,
-						 &params->hashes);
-	if (st != BF_OK)
-		return st;
+	if (!(items >= 1) || !(fpr > 0.0 && fpr < 1.0))
+		return BF_E_ARGUMENT;
 	params->variant = variant;
 	params->seed = seed;
 	params->expected_items = items;
 	params->target_fpr = fpr;
-	return finish_plan(ops, params);
+	st = ops->plan((double) items, fpr, params);
+	if (st != BF_OK)
+		return st;
+	return finish_plan(params);
 }
 
 /* Shape of a filter of a given size; blocked rounds up to whole blocks */
@@ -51,20 +50,24 @@ bf_plan_bits(bf_variant variant, uint64_t bits, uint32_t hashes,
 			 uint64_t seed, bf_params *params)
 {
 	const bf_variant_ops *ops = bf_ops(variant);
+	bf_status	st;
 
 	if (ops == NULL)
 		return BF_E_VARIANT;
 	if (bits < 1 || hashes < 1 || hashes > BF_MAX_HASHES)
 		return BF_E_ARGUMENT;
-	if (bits > (BF_MAX_BYTES - BF_HEADER_SIZE) * 8)
+	if (bits > BF_MAX_PAYLOAD_BITS)
 		return BF_E_TOO_LARGE;
 	params->variant = variant;
 	params->hashes = hashes;
 	params->seed = seed;
-	params->bits = ops->round_bits(bits);
+	params->bits = bits;
 	params->expected_items = 0;
 	params->target_fpr = 0.0;
-	return finish_plan(ops, params);
+	st = ops->plan_bits(params);
+	if (st != BF_OK)
+		return st;
+	return finish_plan(params);
 }
 
 /*
@@ -75,10 +78,34 @@ uint64_t
 bf_size_bytes(bf_variant variant, uint64_t bits)
 {
 	const bf_variant_ops *ops = bf_ops(variant);
+	bf_params	p;
 
 	if (ops == NULL || bits < 1 || bits > (UINT64_MAX >> 1))
 		return 0;
-	return BF_HEADER_SIZE + ops->payload_bytes(ops->round_bits(bits));
+	p.variant = variant;
+	p.hashes = 1;
+	p.bits = bits;
+	if (ops->plan_bits(&p) != BF_OK)
+		return 0;
+	return BF_HEADER_SIZE + p.payload_bytes;
+}
+
+/*
+ * The header rules of the single-array layouts: no variant word, 1 to 64
+ * hashes, a bit count the layout can hold, and the payload it implies.
+ */
+bf_status
+bf_bit_array_check(const bf_params *h, bool bits_valid, uint64_t payload_bytes)
+{
+	if (h->param != 0)
+		return BF_E_FLAGS;
+	if (h->hashes < 1 || h->hashes > BF_MAX_HASHES)
+		return BF_E_HASHES;
+	if (h->bits < 1 || h->bits > BF_MAX_PAYLOAD_BITS || !bits_valid)
+		return BF_E_BITS;
+	if (h->payload_bytes != payload_bytes)
+		return BF_E_PAYLOAD;
+	return BF_OK;
 }
 
 /* Writes an empty filter into buf, which holds params->total_bytes */
@@ -86,6 +113,7 @@ void
 bf_init(const bf_params *params, void *buf)
 {
 	unsigned char *b = buf;
+	const bf_variant_ops *ops = bf_ops(params->variant);
 
 	memset(b, 0, params->total_bytes);
 	memcpy(b + BF_OFF_MAGIC, BF_MAGIC, 4);
@@ -93,11 +121,14 @@ bf_init(const bf_params *params, void *buf)
 	b[BF_OFF_VARIANT] = (unsigned char) params->variant;
 	b[BF_OFF_SCHEME] = BF_HASH_XXH3_128;
 	bf_put_le32(b + BF_OFF_HASHES, params->hashes);
+	bf_put_le32(b + BF_OFF_RESERVED, params->param);
 	bf_put_le64(b + BF_OFF_SEED, params->seed);
 	bf_put_le64(b + BF_OFF_BITS, params->bits);
 	bf_put_le64(b + BF_OFF_EXPECTED, params->expected_items);
 	bf_put_double(b + BF_OFF_TARGET, params->target_fpr);
 	bf_put_le64(b + BF_OFF_PAYLOAD, params->payload_bytes);
+	if (ops->init)
+		ops->init(params, b + BF_HEADER_SIZE);
 }
 
 /*
@@ -110,10 +141,8 @@ bf_check_header(const void *buf, size_t len, uint64_t *total_bytes)
 {
 	const unsigned char *b = buf;
 	const bf_variant_ops *ops;
-	uint32_t	hashes;
-	uint64_t	bits,
-				payload;
-	double		target;
+	bf_params	h;
+	bf_status	st;
 
 	if (len < BF_HEADER_SIZE)
 		return BF_E_SHORT;
@@ -126,31 +155,31 @@ bf_check_header(const void *buf, size_t len, uint64_t *total_bytes)
 		return BF_E_VARIANT;
 	if (b[BF_OFF_SCHEME] != BF_HASH_XXH3_128)
 		return BF_E_HASH_SCHEME;
-	if (b[BF_OFF_FLAGS] != 0 || bf_get_le32(b + BF_OFF_RESERVED) != 0)
+	if (b[BF_OFF_FLAGS] != 0)
 		return BF_E_FLAGS;
-	hashes = bf_get_le32(b + BF_OFF_HASHES);
-	if (hashes < 1 || hashes > BF_MAX_HASHES)
-		return BF_E_HASHES;
-	bits = bf_get_le64(b + BF_OFF_BITS);
-	if (bits < 1 || bits > (BF_MAX_BYTES - BF_HEADER_SIZE) * 8 ||
-		ops->round_bits(bits) != bits)
-		return BF_E_BITS;
-	payload = bf_get_le64(b + BF_OFF_PAYLOAD);
-	if (payload != ops->payload_bytes(bits))
-		return BF_E_PAYLOAD;
-	if (payload > BF_MAX_BYTES - BF_HEADER_SIZE)
+	h.variant = (bf_variant) b[BF_OFF_VARIANT];
+	h.hashes = bf_get_le32(b + BF_OFF_HASHES);
+	h.param = bf_get_le32(b + BF_OFF_RESERVED);
+	h.seed = bf_get_le64(b + BF_OFF_SEED);
+	h.bits = bf_get_le64(b + BF_OFF_BITS);
+	h.expected_items = bf_get_le64(b + BF_OFF_EXPECTED);
+	h.target_fpr = bf_get_double(b + BF_OFF_TARGET);
+	h.payload_bytes = bf_get_le64(b + BF_OFF_PAYLOAD);
+	st = ops->check_header(&h);
+	if (st != BF_OK)
+		return st;
+	if (h.payload_bytes > BF_MAX_BYTES - BF_HEADER_SIZE)
 		return BF_E_TOO_LARGE;
 	/* sized for a rate (both set) or built from a bit count (both zero) */
-	target = bf_get_double(b + BF_OFF_TARGET);
 	if (bf_get_le64(b + BF_OFF_TARGET) == 0)
 	{
-		if (bf_get_le64(b + BF_OFF_EXPECTED) != 0)
+		if (h.expected_items != 0)
 			return BF_E_TARGET;
 	}
-	else if (!(target > 0.0 && target < 1.0) ||
-			 bf_get_le64(b + BF_OFF_EXPECTED) == 0)
+	else if (!(h.target_fpr > 0.0 && h.target_fpr < 1.0) ||
+			 h.expected_items == 0)
 		return BF_E_TARGET;
-	*total_bytes = BF_HEADER_SIZE + payload;
+	*total_bytes = BF_HEADER_SIZE + h.payload_bytes;
 	return BF_OK;
 }
 
@@ -172,6 +201,7 @@ bf_open(void *buf, size_t len, bf_filter *f)
 	f->payload = b + BF_HEADER_SIZE;
 	f->variant = (bf_variant) b[BF_OFF_VARIANT];
 	f->hashes = bf_get_le32(b + BF_OFF_HASHES);
+	f->param = bf_get_le32(b + BF_OFF_RESERVED);
 	f->seed = bf_get_le64(b + BF_OFF_SEED);
 	f->bits = bf_get_le64(b + BF_OFF_BITS);
 	f->blocks = f->bits / BF_BLOCK_BITS;
@@ -221,6 +251,14 @@ bf_status_message(bf_status status)
 			return "The stored target false-positive rate is not a rate between 0 and 1, or it disagrees with the stored expected item count (both are set, or both are zero).";
 		case BF_E_INCOMPATIBLE:
 			return "The filters differ in variant, size, hash functions or seed.";
+		case BF_E_LAYOUT:
+			return "The variant's own layout (stages, buckets or counters) is inconsistent.";
+		case BF_E_FULL:
+			return "The filter is full and must grow before it takes more items.";
+		case BF_E_NOT_FOUND:
+			return "The element is not in the filter.";
+		case BF_E_UNSUPPORTED:
+			return "The variant does not offer this operation.";
 	}
 	return "Unknown error.";
 }

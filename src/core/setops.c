@@ -21,7 +21,7 @@ bf_compatible(const bf_filter *a, const bf_filter *b)
 }
 
 /* The merge of the bit-array layouts: OR for union, AND for intersection */
-void
+bf_status
 bf_merge_bits(bf_filter *dst, const bf_filter *src, bool intersect,
 			  bf_yield_fn yield, void *arg)
 {
@@ -45,23 +45,21 @@ bf_merge_bits(bf_filter *dst, const bf_filter *src, bool intersect,
 		if (yield && done < n)
 			yield(arg);
 	}
-}
-
-static void
-set_items(bf_filter *f, uint64_t items)
-{
-	f->items = items;
-	bf_put_le64(f->base + BF_OFF_ITEMS, items);
+	return BF_OK;
 }
 
 /* dst |= src; items added add up (saturating) */
 bf_status
 bf_union(bf_filter *dst, const bf_filter *src, bf_yield_fn yield, void *arg)
 {
+	bf_status	st;
+
 	if (!bf_compatible(dst, src))
 		return BF_E_INCOMPATIBLE;
-	bf_ops(dst->variant)->merge(dst, src, false, yield, arg);
-	set_items(dst, dst->items > UINT64_MAX - src->items ?
+	st = bf_ops(dst->variant)->merge(dst, src, false, yield, arg);
+	if (st != BF_OK)
+		return st;
+	bf_set_items(dst, dst->items > UINT64_MAX - src->items ?
 			  UINT64_MAX : dst->items + src->items);
 	return BF_OK;
 }
@@ -75,12 +73,39 @@ bf_status
 bf_intersect(bf_filter *dst, const bf_filter *src, bf_yield_fn yield,
 			 void *arg)
 {
+	bf_status	st;
+
 	if (!bf_compatible(dst, src))
 		return BF_E_INCOMPATIBLE;
-	bf_ops(dst->variant)->merge(dst, src, true, yield, arg);
+	st = bf_ops(dst->variant)->merge(dst, src, true, yield, arg);
+	if (st != BF_OK)
+		return st;
 	if (src->items < dst->items)
-		set_items(dst, src->items);
+		bf_set_items(dst, src->items);
 	return BF_OK;
+}
+
+uint64_t
+bf_union_bytes(const bf_filter *dst, const bf_filter *src)
+{
+	const bf_variant_ops *ops = bf_ops(dst->variant);
+
+	if (ops->union_bytes && bf_compatible(dst, src))
+		return ops->union_bytes(dst, src);
+	return BF_HEADER_SIZE + dst->payload_bytes;
+}
+
+bf_status
+bf_union_into(const bf_filter *dst, const bf_filter *src, void *out,
+			  bf_yield_fn yield, void *arg)
+{
+	const bf_variant_ops *ops = bf_ops(dst->variant);
+
+	if (!bf_compatible(dst, src))
+		return BF_E_INCOMPATIBLE;
+	if (ops->union_into == NULL)
+		return BF_E_UNSUPPORTED;
+	return ops->union_into(dst, src, out, yield, arg);
 }
 
 /* Same shape and the same bits: the two answer every question alike */

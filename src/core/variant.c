@@ -4,10 +4,14 @@
  */
 #include "bf_internal.h"
 
+/* Indexed by bf_variant; a NULL entry is a variant this build lacks */
 static const bf_variant_ops *const variants[] = {
 	NULL,
 	&bf_blocked_ops,			/* BF_BLOCKED */
-	&bf_classic_ops				/* BF_CLASSIC */
+	&bf_classic_ops,			/* BF_CLASSIC */
+	NULL,						/* BF_COUNTING */
+	NULL,						/* BF_SCALABLE */
+	NULL						/* BF_CUCKOO */
 };
 
 const bf_variant_ops *
@@ -34,8 +38,11 @@ bf_variant_parse(const char *name, size_t len, bf_variant *variant)
 
 	for (v = BF_VARIANT_MIN; v <= BF_VARIANT_MAX; v++)
 	{
-		const char *candidate = variants[v]->name;
+		const char *candidate;
 
+		if (variants[v] == NULL)
+			continue;
+		candidate = variants[v]->name;
 		if (strlen(candidate) == len && memcmp(candidate, name, len) == 0)
 		{
 			*variant = (bf_variant) v;
@@ -45,23 +52,62 @@ bf_variant_parse(const char *name, size_t len, bf_variant *variant)
 	return false;
 }
 
+/* The variants this build offers, for messages (keep with the table) */
 const char *
 bf_variant_list(void)
 {
 	return "blocked, classic";
 }
 
-void
+bf_status
 bf_add(bf_filter *f, bf_hash h)
 {
-	bf_ops(f->variant)->add(f, h);
-	if (f->items != UINT64_MAX)
-		f->items++;
-	bf_put_le64(f->base + BF_OFF_ITEMS, f->items);
+	bf_status	st = bf_ops(f->variant)->add(f, h);
+
+	if (st == BF_OK && f->items != UINT64_MAX)
+		bf_set_items(f, f->items + 1);
+	return st;
 }
 
 bool
 bf_contains(const bf_filter *f, bf_hash h)
 {
 	return bf_ops(f->variant)->contains(f, h);
+}
+
+bool
+bf_can_remove(bf_variant variant)
+{
+	const bf_variant_ops *ops = bf_ops(variant);
+
+	return ops && ops->remove;
+}
+
+bf_status
+bf_remove(bf_filter *f, bf_hash h)
+{
+	const bf_variant_ops *ops = bf_ops(f->variant);
+	bf_status	st;
+
+	if (ops->remove == NULL)
+		return BF_E_UNSUPPORTED;
+	st = ops->remove(f, h);
+	if (st == BF_OK && f->items != 0 && f->items != UINT64_MAX)
+		bf_set_items(f, f->items - 1);
+	return st;
+}
+
+/* 0 when the filter does not grow */
+uint64_t
+bf_grow_bytes(const bf_filter *f)
+{
+	const bf_variant_ops *ops = bf_ops(f->variant);
+
+	return ops->grow_bytes ? ops->grow_bytes(f) : 0;
+}
+
+void
+bf_grow(const bf_filter *f, void *buf)
+{
+	bf_ops(f->variant)->grow(f, buf);
 }
