@@ -53,7 +53,7 @@ bloomfilter_info(PG_FUNCTION_ARGS)
 	nulls[10] = capacity == 0;
 	values[11] = Float8GetDatum(f.target_fpr);
 	nulls[11] = f.target_fpr == 0.0;
-	values[12] = Int32GetDatum(1);
+	values[12] = Int32GetDatum((int32) fill.stages);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -135,10 +135,12 @@ typedef void (*bf_yield_fn) (void *arg);
 
 typedef struct bf_fill_stats
 {
-	uint64_t	bits_set;
+	uint64_t	bits_set;		/* set bits, non-zero counters, used slots */
 	double		fill_ratio;
 	double		fpr;			/* rate the filter answers with now */
 	double		estimated_items;	/* distinct items; infinite when full */
+	uint64_t	saturated;		/* counting: counters stuck at their maximum */
+	uint32_t	stages;			/* 1, or the stages of a growing variant */
 } bf_fill_stats;
 
 /* hash.c: element hashing over canonical bytes (STORAGE.md) */

@@ -80,6 +80,9 @@ typedef struct bf_variant_ops
 
 extern const bf_variant_ops bf_blocked_ops;
 extern const bf_variant_ops bf_classic_ops;
+extern const bf_variant_ops bf_counting_ops;
+extern const bf_variant_ops bf_scalable_ops;
+extern const bf_variant_ops bf_cuckoo_ops;
 
 extern const bf_variant_ops *bf_ops(bf_variant variant);
 

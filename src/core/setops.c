@@ -121,6 +121,8 @@ void
 bf_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 		void *arg)
 {
+	stats->saturated = 0;
+	stats->stages = 1;
 	bf_ops(f->variant)->fill(f, stats, yield, arg);
 	stats->fill_ratio = (double) stats->bits_set / (double) f->bits;
 	stats->estimated_items = stats->bits_set >= f->bits ? INFINITY :

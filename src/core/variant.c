@@ -4,20 +4,21 @@
  */
 #include "bf_internal.h"
 
-/* Indexed by bf_variant; a NULL entry is a variant this build lacks */
+/* Indexed by bf_variant; an entry without a plan is not available yet */
 static const bf_variant_ops *const variants[] = {
 	NULL,
 	&bf_blocked_ops,			/* BF_BLOCKED */
 	&bf_classic_ops,			/* BF_CLASSIC */
-	NULL,						/* BF_COUNTING */
-	NULL,						/* BF_SCALABLE */
-	NULL						/* BF_CUCKOO */
+	&bf_counting_ops,			/* BF_COUNTING */
+	&bf_scalable_ops,			/* BF_SCALABLE */
+	&bf_cuckoo_ops				/* BF_CUCKOO */
 };
 
 const bf_variant_ops *
 bf_ops(bf_variant variant)
 {
-	if (variant < BF_VARIANT_MIN || variant > BF_VARIANT_MAX)
+	if (variant < BF_VARIANT_MIN || variant > BF_VARIANT_MAX ||
+		variants[variant]->plan == NULL)
 		return NULL;
 	return variants[variant];
 }
@@ -40,7 +41,7 @@ bf_variant_parse(const char *name, size_t len, bf_variant *variant)
 	{
 		const char *candidate;
 
-		if (variants[v] == NULL)
+		if (bf_ops((bf_variant) v) == NULL)
 			continue;
 		candidate = variants[v]->name;
 		if (strlen(candidate) == len && memcmp(candidate, name, len) == 0)
