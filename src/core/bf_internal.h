@@ -242,4 +242,37 @@ bf_bit_test(const unsigned char *bits, uint64_t i)
 	return (bits[i >> 3] >> (i & 7)) & 1;
 }
 
+/*
+ * The k positions of the classic and counting layouts: enhanced double
+ * hashing (Dillinger and Manolios) over both 64-bit halves of the hash,
+ * x, x + y, x + 2y + 1, ... (mod m), with m = f->bits.
+ */
+typedef struct bf_positions
+{
+	uint64_t	m;
+	uint64_t	x;
+	uint64_t	y;
+	uint32_t	i;
+} bf_positions;
+
+static inline void
+bf_positions_start(bf_positions *p, const bf_filter *f, bf_hash h)
+{
+	p->m = f->bits;
+	p->x = bf_mulhi64(h.lo, p->m);
+	p->y = bf_mulhi64(h.hi, p->m);
+	p->i = 0;
+}
+
+static inline void
+bf_positions_next(bf_positions *p)
+{
+	p->x += p->y;
+	if (p->x >= p->m)
+		p->x -= p->m;
+	p->y += ++p->i;
+	if (p->y >= p->m)
+		p->y %= p->m;
+}
+
 #endif							/* BF_INTERNAL_H */

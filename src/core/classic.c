@@ -12,41 +12,12 @@
 
 #include "bf_internal.h"
 
-/* The sequence of k positions: x, x + y, x + 2y + 1, ... (mod m) */
-typedef struct positions
-{
-	uint64_t	m;
-	uint64_t	x;
-	uint64_t	y;
-	uint32_t	i;
-} positions;
-
-static inline void
-positions_start(positions *p, const bf_filter *f, bf_hash h)
-{
-	p->m = f->bits;
-	p->x = bf_mulhi64(h.lo, p->m);
-	p->y = bf_mulhi64(h.hi, p->m);
-	p->i = 0;
-}
-
-static inline void
-positions_next(positions *p)
-{
-	p->x += p->y;
-	if (p->x >= p->m)
-		p->x -= p->m;
-	p->y += ++p->i;
-	if (p->y >= p->m)
-		p->y %= p->m;
-}
-
 static bf_status
 classic_add(bf_filter *f, bf_hash h)
 {
-	positions	p;
+	bf_positions p;
 
-	for (positions_start(&p, f, h); p.i < f->hashes; positions_next(&p))
+	for (bf_positions_start(&p, f, h); p.i < f->hashes; bf_positions_next(&p))
 		bf_bit_set(f->payload, p.x);
 	return BF_OK;
 }
@@ -54,9 +25,9 @@ classic_add(bf_filter *f, bf_hash h)
 static bool
 classic_contains(const bf_filter *f, bf_hash h)
 {
-	positions	p;
+	bf_positions p;
 
-	for (positions_start(&p, f, h); p.i < f->hashes; positions_next(&p))
+	for (bf_positions_start(&p, f, h); p.i < f->hashes; bf_positions_next(&p))
 		if (!bf_bit_test(f->payload, p.x))
 			return false;
 	return true;
