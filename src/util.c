@@ -62,6 +62,12 @@ bloomfilter_open_input(const void *data, Size len, bf_filter *view,
 void
 bloomfilter_report(bf_status status)
 {
+	if (status == BF_E_UNSUPPORTED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the variant does not support this way of building a filter"),
+				 errdetail("%s", bf_status_message(status)),
+				 errhint("Size growing variants with bloomfilter_create(expected_items, false_positive_rate, variant).")));
 	if (status == BF_E_TOO_LARGE)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
