@@ -665,13 +665,31 @@ CREATE FUNCTION bloomfilter_info(f bloomfilter,
 	OUT estimated_fpr float8,
 	OUT capacity bigint,
 	OUT target_fpr float8,
-	OUT stages integer)
+	OUT stages integer,
+	OUT saturated_counters bigint)
 RETURNS record
 AS 'MODULE_PATHNAME'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION bloomfilter_info(bloomfilter) IS
 'parameters and fill of a filter: estimated_items and estimated_fpr come from the bits actually set';
+
+CREATE FUNCTION bloomfilter_plan(expected_items bigint, false_positive_rate float8,
+	OUT variant text,
+	OUT bits bigint,
+	OUT bytes bigint,
+	OUT hashes integer,
+	OUT bits_per_item float8,
+	OUT expected_fpr float8,
+	OUT supports_remove boolean,
+	OUT supports_union boolean)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+ROWS 5;
+
+COMMENT ON FUNCTION bloomfilter_plan(bigint, float8) IS
+'one row per variant: the size each needs for expected_items at false_positive_rate, from its own model';
 
 CREATE FUNCTION bloomfilter_cardinality(f bloomfilter)
 RETURNS float8
@@ -1023,3 +1041,255 @@ CREATE AGGREGATE bloomfilter_agg(elem anyelement, expected_items bigint,
 
 COMMENT ON AGGREGATE bloomfilter_agg(anyelement, bigint, float8, text) IS
 'filter of all non-NULL elements, sized for expected_items at false_positive_rate in the given variant';
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem text)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, text) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem text) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(text) IS
+'scalable filter of all non-NULL elements at a 1 % rate, growing as needed';
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem text, false_positive_rate float8)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, text, float8) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem text, false_positive_rate float8) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(text, float8) IS
+'scalable filter of all non-NULL elements at the given rate, growing as needed';
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem bytea)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, bytea) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem bytea) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(bytea) IS
+'scalable filter of all non-NULL elements at a 1 % rate, growing as needed';
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem bytea, false_positive_rate float8)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, bytea, float8) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem bytea, false_positive_rate float8) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(bytea, float8) IS
+'scalable filter of all non-NULL elements at the given rate, growing as needed';
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem smallint)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, smallint) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem smallint) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(smallint) IS
+'scalable filter of all non-NULL elements at a 1 % rate, growing as needed';
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem smallint, false_positive_rate float8)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, smallint, float8) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem smallint, false_positive_rate float8) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(smallint, float8) IS
+'scalable filter of all non-NULL elements at the given rate, growing as needed';
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem integer)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, integer) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem integer) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(integer) IS
+'scalable filter of all non-NULL elements at a 1 % rate, growing as needed';
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem integer, false_positive_rate float8)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, integer, float8) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem integer, false_positive_rate float8) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(integer, float8) IS
+'scalable filter of all non-NULL elements at the given rate, growing as needed';
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem bigint)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, bigint) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem bigint) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(bigint) IS
+'scalable filter of all non-NULL elements at a 1 % rate, growing as needed';
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem bigint, false_positive_rate float8)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, bigint, float8) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem bigint, false_positive_rate float8) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(bigint, float8) IS
+'scalable filter of all non-NULL elements at the given rate, growing as needed';
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem uuid)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, uuid) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem uuid) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(uuid) IS
+'scalable filter of all non-NULL elements at a 1 % rate, growing as needed';
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem uuid, false_positive_rate float8)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, uuid, float8) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem uuid, false_positive_rate float8) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(uuid, float8) IS
+'scalable filter of all non-NULL elements at the given rate, growing as needed';
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem anyelement)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, anyelement) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem anyelement) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(anyelement) IS
+'scalable filter of all non-NULL elements at a 1 % rate, growing as needed';
+
+CREATE FUNCTION bloomfilter_agg_trans(state bloomfilter, elem anyelement, false_positive_rate float8)
+RETURNS bloomfilter
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_agg_trans(bloomfilter, anyelement, float8) IS
+'transition function of bloomfilter_agg';
+
+CREATE AGGREGATE bloomfilter_agg(elem anyelement, false_positive_rate float8) (
+	SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloomfilter_union_trans,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloomfilter_agg(anyelement, float8) IS
+'scalable filter of all non-NULL elements at the given rate, growing as needed';

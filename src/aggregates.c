@@ -54,25 +54,41 @@ sizing_arg(FunctionCallInfo fcinfo, int argno, const char *name)
 	return PG_GETARG_DATUM(argno);
 }
 
-/* The empty state, sized from the aggregate's arguments on its first row */
+/*
+ * The empty state, sized from the aggregate's arguments on its first row:
+ * (elem) and (elem, p) build a scalable filter whose first stage holds
+ * SCALABLE_FIRST_STAGE items; (elem, n, p [, variant]) the filter planned
+ * for n items.
+ */
+#define SCALABLE_FIRST_STAGE	16384
+#define DEFAULT_FPR				0.01
+
 static BloomState *
 new_state(FunctionCallInfo fcinfo, MemoryContext aggctx)
 {
-	int64		items = DatumGetInt64(sizing_arg(fcinfo, 2, "expected_items"));
-	double		fpr = DatumGetFloat8(sizing_arg(fcinfo, 3, "false_positive_rate"));
-	bf_variant	variant = BF_BLOCKED;
+	int64		items = SCALABLE_FIRST_STAGE;
+	double		fpr = DEFAULT_FPR;
+	bf_variant	variant = BF_SCALABLE;
 	bf_params	params;
 
-	if (PG_NARGS() > 4)
-		variant = bloomfilter_parse_variant(
-			DatumGetTextPP(sizing_arg(fcinfo, 4, "variant")));
+	if (PG_NARGS() == 3)
+		fpr = DatumGetFloat8(sizing_arg(fcinfo, 2, "false_positive_rate"));
+	else if (PG_NARGS() >= 4)
+	{
+		items = DatumGetInt64(sizing_arg(fcinfo, 2, "expected_items"));
+		fpr = DatumGetFloat8(sizing_arg(fcinfo, 3, "false_positive_rate"));
+		variant = PG_NARGS() > 4 ?
+			bloomfilter_parse_variant(DatumGetTextPP(sizing_arg(fcinfo, 4,
+																 "variant"))) :
+			BF_BLOCKED;
+	}
 	bloomfilter_plan_sized(variant, items, fpr, 0, &params);
 	return bloom_state_create(aggctx, &params);
 }
 
 /*
- * bloomfilter_agg(elem, expected_items, false_positive_rate [, variant]):
- * (state, elem, n, p [, variant]) -> state.  NULL elements are skipped.
+ * bloomfilter_agg(elem [, expected_items] [, false_positive_rate]
+ * [, variant]): (state, elem, ...) -> state.  NULL elements are skipped.
  */
 Datum
 bloomfilter_agg_trans(PG_FUNCTION_ARGS)

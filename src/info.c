@@ -13,7 +13,7 @@
 PG_FUNCTION_INFO_V1(bloomfilter_info);
 PG_FUNCTION_INFO_V1(bloomfilter_cardinality);
 
-#define INFO_COLUMNS 13
+#define INFO_COLUMNS 14
 
 static int64
 clamp_int64(uint64 v)
@@ -54,6 +54,7 @@ bloomfilter_info(PG_FUNCTION_ARGS)
 	values[11] = Float8GetDatum(f.target_fpr);
 	nulls[11] = f.target_fpr == 0.0;
 	values[12] = Int32GetDatum((int32) fill.stages);
+	values[13] = Int64GetDatum(clamp_int64(fill.saturated));
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

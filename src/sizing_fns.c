@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "funcapi.h"
 #include "utils/builtins.h"
 
 PG_FUNCTION_INFO_V1(bloomfilter_create);
@@ -14,6 +15,7 @@ PG_FUNCTION_INFO_V1(bloomfilter_optimal_bits);
 PG_FUNCTION_INFO_V1(bloomfilter_optimal_hashes);
 PG_FUNCTION_INFO_V1(bloomfilter_false_positive_rate);
 PG_FUNCTION_INFO_V1(bloomfilter_capacity);
+PG_FUNCTION_INFO_V1(bloomfilter_plan);
 
 static void
 check_items(const char *name, int64 items, bool zero_ok)
@@ -205,4 +207,46 @@ bloomfilter_capacity(PG_FUNCTION_ARGS)
 	if (st != BF_OK)
 		bloomfilter_report(st);
 	PG_RETURN_INT64((int64) items);
+}
+
+/*
+ * bloomfilter_plan(expected_items, false_positive_rate): one row per
+ * available variant, each planned by its own model.  Sizes past the 1 GB
+ * limit of one value are shown too: planning is for finding that out.
+ */
+Datum
+bloomfilter_plan(PG_FUNCTION_ARGS)
+{
+	int64		items = PG_GETARG_INT64(0);
+	double		fpr = PG_GETARG_FLOAT8(1);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			v;
+
+	check_items("expected_items", items, false);
+	check_rate(fpr);
+	InitMaterializedSRF(fcinfo, 0);
+	for (v = BF_VARIANT_MIN; v <= BF_VARIANT_MAX; v++)
+	{
+		bf_variant	variant = (bf_variant) v;
+		Datum		values[8];
+		bool		nulls[8] = {0};
+		bf_params	params;
+		bf_status	st;
+
+		if (!bf_variant_available(variant))
+			continue;
+		st = bf_plan(variant, (uint64) items, fpr, 0, &params);
+		if (st != BF_OK && st != BF_E_TOO_LARGE)
+			bloomfilter_report(st);
+		values[0] = CStringGetTextDatum(bf_variant_name(variant));
+		values[1] = Int64GetDatum((int64) params.bits);
+		values[2] = Int64GetDatum((int64) (BF_HEADER_SIZE + params.payload_bytes));
+		values[3] = Int32GetDatum((int32) params.hashes);
+		values[4] = Float8GetDatum(8.0 * params.payload_bytes / (double) items);
+		values[5] = Float8GetDatum(bf_plan_fpr(&params, (double) items));
+		values[6] = BoolGetDatum(bf_can_remove(variant));
+		values[7] = BoolGetDatum(true);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

@@ -148,6 +148,7 @@ extern bf_hash bf_hash_bytes(const void *data, size_t len, uint64_t seed);
 extern bf_hash bf_hash_int64(int64_t value, uint64_t seed);
 
 /* variant.c: names and capabilities */
+extern bool bf_variant_available(bf_variant variant);
 extern const char *bf_variant_name(bf_variant variant);
 extern bool bf_variant_parse(const char *name, size_t len, bf_variant *variant);
 extern const char *bf_variant_list(void);
@@ -162,6 +163,7 @@ extern bf_status bf_capacity(bf_variant variant, uint64_t bits, double fpr,
 							 uint64_t *items);
 extern uint64_t bf_filter_capacity(const bf_filter *f);
 extern double bf_filter_model_fpr(const bf_filter *f, double items);
+extern double bf_plan_fpr(const bf_params *p, double items);
 
 /* format.c: construction, validation and header access */
 extern bf_status bf_plan(bf_variant variant, uint64_t items, double fpr,

@@ -1,10 +1,297 @@
 /*
  * counting.c
- *		The counting layout (not yet implemented: an ops table without a plan
- *		marks the variant as unavailable).
+ *		The counting layout: the classic layout with 4-bit saturating
+ *		counters in place of bits, so that elements can be removed.
+ *
+ * m counters, k positions per element from the classic enhanced double
+ * hashing (bf_positions, with f->bits = m counters).  A counter is non-zero
+ * exactly where a classic filter of the same m, k and seed has its bit set
+ * (as long as nothing was removed), so the two answer every probe alike and
+ * share the classic model and sizing; a counting filter just spends 4 bits
+ * per position instead of 1.
+ *
+ * Counter i is the low nibble of payload byte i / 2 when i is even and the
+ * high nibble when i is odd; the payload is padded with zero counters to a
+ * multiple of 16 counters (8 bytes).
+ *
+ * Counters saturate at 15 and a saturated counter is never decremented
+ * again: it may stand for more additions than it can count, and decrementing
+ * it could later take it to zero while an element that set it is still in
+ * the filter, a false negative.  The price is that a saturated position
+ * stays set for good.  With 4 bits and the usual loads (about 0.7 elements
+ * per counter) saturation needs 15 hits on one counter, which practically
+ * only repeated additions of the same elements cause.
  */
+#include <math.h>
+
 #include "bf_internal.h"
 
+#define COUNTER_MAX		15
+
+/* Per-byte lanes: the low nibble of every byte, and bit 4 of every byte */
+#define LANE_LOW		UINT64_C(0x0F0F0F0F0F0F0F0F)
+#define LANE_BIT4		UINT64_C(0x1010101010101010)
+/* the lowest bit of every nibble */
+#define NIBBLE_LOW		UINT64_C(0x1111111111111111)
+
+static inline unsigned
+counter_get(const unsigned char *payload, uint64_t i)
+{
+	return (payload[i >> 1] >> ((i & 1) << 2)) & 0x0F;
+}
+
+/* Sets counter i to v (0..15), leaving its neighbour in the byte alone */
+static inline void
+counter_put(unsigned char *payload, uint64_t i, unsigned v)
+{
+	unsigned	shift = (unsigned) ((i & 1) << 2);
+
+	payload[i >> 1] = (unsigned char)
+		((payload[i >> 1] & ~(0x0Fu << shift)) | (v << shift));
+}
+
+/* Two counters per byte, padded to whole 8-byte words of 16 counters */
+static uint64_t
+counting_payload_bytes(uint64_t counters)
+{
+	return (counters + 15) / 16 * 8;
+}
+
+static bf_status
+counting_add(bf_filter *f, bf_hash h)
+{
+	bf_positions p;
+
+	/* a position repeated among the k is incremented once per repetition */
+	for (bf_positions_start(&p, f, h); p.i < f->hashes; bf_positions_next(&p))
+	{
+		unsigned	c = counter_get(f->payload, p.x);
+
+		if (c < COUNTER_MAX)
+			counter_put(f->payload, p.x, c + 1);
+	}
+	return BF_OK;
+}
+
+static bool
+counting_contains(const bf_filter *f, bf_hash h)
+{
+	bf_positions p;
+
+	for (bf_positions_start(&p, f, h); p.i < f->hashes; bf_positions_next(&p))
+		if (counter_get(f->payload, p.x) == 0)
+			return false;
+	return true;
+}
+
+/*
+ * Decrements the element's k counters, skipping saturated ones.  If a
+ * counter would go below zero (counting repetitions among the k), the
+ * element was certainly never added: the decrements made so far are undone
+ * in reverse and nothing changes.  Undoing is exact because a counter that
+ * was decremented was below 15 before, so incrementing it back cannot
+ * saturate it.
+ */
+static bf_status
+counting_remove(bf_filter *f, bf_hash h)
+{
+	bf_positions p;
+	uint64_t	done[BF_MAX_HASHES];
+	uint32_t	ndone = 0;
+
+	for (bf_positions_start(&p, f, h); p.i < f->hashes; bf_positions_next(&p))
+	{
+		unsigned	c = counter_get(f->payload, p.x);
+
+		if (c == COUNTER_MAX)
+			continue;
+		if (c == 0)
+		{
+			while (ndone > 0)
+			{
+				uint64_t	i = done[--ndone];
+
+				counter_put(f->payload, i, counter_get(f->payload, i) + 1);
+			}
+			return BF_E_NOT_FOUND;
+		}
+		counter_put(f->payload, p.x, c - 1);
+		done[ndone++] = p.x;
+	}
+	return BF_OK;
+}
+
+static uint64_t
+counting_round_bits(uint64_t counters)
+{
+	return counters;
+}
+
+/* Any number of counters; header 'bits' is the counter count m */
+static bf_status
+counting_plan_bits(bf_params *p)
+{
+	p->param = 0;
+	p->payload_bytes = counting_payload_bytes(p->bits);
+	return BF_OK;
+}
+
+/* The classic sizing: m counters where a classic filter needs m bits */
+static bf_status
+counting_plan(double items, double fpr, bf_params *p)
+{
+	bf_status	st = bf_classic_size(items, fpr, &p->bits, &p->hashes);
+
+	return st == BF_OK ? counting_plan_bits(p) : st;
+}
+
+static bf_status
+counting_check_header(const bf_params *h)
+{
+	return bf_bit_array_check(h, true, counting_payload_bytes(h->bits));
+}
+
+/*
+ * Padding counters past m stay zero, so equal multisets give equal bytes.
+ * They all lie in the last 8-byte word: at most 8 bytes to look at.
+ */
+static bf_status
+counting_validate(const bf_filter *f)
+{
+	uint64_t	byte = f->bits / 2;
+
+	if ((f->bits & 1) && (f->payload[byte++] >> 4) != 0)
+		return BF_E_PADDING;
+	for (; byte < f->payload_bytes; byte++)
+		if (f->payload[byte] != 0)
+			return BF_E_PADDING;
+	return BF_OK;
+}
+
+/*
+ * Saturating sum of the 16 counters of two words.  The even and odd
+ * counters are spread into separate 8-bit lanes, where a sum (at most 30)
+ * cannot carry into the next lane; bit 4 of a lane says it passed 15.
+ */
+static inline uint64_t
+add_word(uint64_t a, uint64_t b)
+{
+	uint64_t	lo = (a & LANE_LOW) + (b & LANE_LOW),
+				hi = ((a >> 4) & LANE_LOW) + ((b >> 4) & LANE_LOW);
+
+	lo |= ((lo & LANE_BIT4) >> 4) * 0x0F;
+	hi |= ((hi & LANE_BIT4) >> 4) * 0x0F;
+	return (lo & LANE_LOW) | ((hi & LANE_LOW) << 4);
+}
+
+/* Counter-wise minimum of two words, by the same lanes */
+static inline uint64_t
+min_lanes(uint64_t a, uint64_t b)
+{
+	/* bit 4 of a lane of 16 + a - b is set when a >= b; no lane borrows */
+	uint64_t	ge = (((a | LANE_BIT4) - b) & LANE_BIT4) >> 4;
+	uint64_t	take_b = ge * 0x0F;
+
+	return (b & take_b) | (a & ~take_b & LANE_LOW);
+}
+
+static inline uint64_t
+min_word(uint64_t a, uint64_t b)
+{
+	return min_lanes(a & LANE_LOW, b & LANE_LOW) |
+		(min_lanes((a >> 4) & LANE_LOW, (b >> 4) & LANE_LOW) << 4);
+}
+
+/*
+ * Union adds counters (saturating): the result has exactly the counters of
+ * one filter that took both filters' additions, since min(min(a, 15) +
+ * min(b, 15), 15) = min(a + b, 15).  Intersection takes the counter-wise
+ * minimum: every counter is at least the one a filter built from the
+ * multiset intersection would have (an element's share of a counter is at
+ * most both sides' counts), so every common element stays present.
+ * Padding counters are zero on both sides and stay zero either way.
+ */
+static bf_status
+counting_merge(bf_filter *dst, const bf_filter *src, bool intersect,
+			   bf_yield_fn yield, void *arg)
+{
+	uint64_t	n = dst->payload_bytes, /* a multiple of 8 */
+				done = 0;
+
+	while (done < n)
+	{
+		uint64_t	end = n - done > BF_YIELD_BYTES ? done + BF_YIELD_BYTES : n;
+		uint64_t	i;
+
+		if (intersect)
+			for (i = done; i < end; i += 8)
+				bf_store64(dst->payload + i,
+						   min_word(bf_load64(dst->payload + i),
+									bf_load64(src->payload + i)));
+		else
+			for (i = done; i < end; i += 8)
+				bf_store64(dst->payload + i,
+						   add_word(bf_load64(dst->payload + i),
+									bf_load64(src->payload + i)));
+		done = end;
+		if (yield && done < n)
+			yield(arg);
+	}
+	return BF_OK;
+}
+
+/*
+ * Non-zero and saturated counters, 16 to a word (nibbles keep their place
+ * whatever the byte order, so native loads will do).  A stranger needs k
+ * non-zero counters: the rate now is (non-zero / m)^k.
+ */
+static void
+counting_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
+			  void *arg)
+{
+	uint64_t	nonzero = 0,
+				saturated = 0,
+				i;
+
+	for (i = 0; i < f->payload_bytes; i += 8)
+	{
+		uint64_t	w = bf_load64(f->payload + i);
+
+		nonzero += bf_popcount64((w | w >> 1 | w >> 2 | w >> 3) & NIBBLE_LOW);
+		saturated += bf_popcount64(w & w >> 1 & w >> 2 & w >> 3 & NIBBLE_LOW);
+		if (yield && (i + 8) % BF_YIELD_BYTES == 0)
+			yield(arg);
+	}
+	stats->bits_set = nonzero;
+	stats->saturated = saturated;
+	stats->stages = 1;
+	stats->fpr = pow((double) nonzero / (double) f->bits, f->hashes);
+}
+
+/* As classic (Swamidass and Baldi): n = -(m / k) ln(1 - X / m) */
+static double
+counting_estimate(const bf_filter *f, uint64_t nonzero)
+{
+	if (nonzero == 0)
+		return 0.0;				/* not -0.0 */
+	return -((double) f->bits / f->hashes) *
+		log(1.0 - (double) nonzero / (double) f->bits);
+}
+
 const bf_variant_ops bf_counting_ops = {
-	.name = "counting"
+	.name = "counting",
+	.size = bf_classic_size,
+	.capacity = bf_classic_capacity,
+	.plan = counting_plan,
+	.plan_bits = counting_plan_bits,
+	.round_bits = counting_round_bits,
+	.check_header = counting_check_header,
+	.fpr = bf_classic_fpr,
+	.validate = counting_validate,
+	.merge = counting_merge,
+	.fill = counting_fill,
+	.estimate = counting_estimate,
+	.add = counting_add,
+	.contains = counting_contains,
+	.remove = counting_remove
 };

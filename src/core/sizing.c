@@ -113,6 +113,13 @@ bf_capacity(bf_variant variant, uint64_t bits, double fpr, uint64_t *items)
 	return BF_OK;
 }
 
+/* The model's rate for a planned filter after 'items' distinct additions */
+double
+bf_plan_fpr(const bf_params *p, double items)
+{
+	return bf_ops(p->variant)->fpr((double) p->bits, items, p->hashes);
+}
+
 /* The model's rate for this filter after 'items' distinct additions */
 double
 bf_filter_model_fpr(const bf_filter *f, double items)

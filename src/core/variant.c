@@ -23,6 +23,12 @@ bf_ops(bf_variant variant)
 	return variants[variant];
 }
 
+bool
+bf_variant_available(bf_variant variant)
+{
+	return bf_ops(variant) != NULL;
+}
+
 const char *
 bf_variant_name(bf_variant variant)
 {
