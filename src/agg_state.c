@@ -20,7 +20,7 @@
 static Size
 state_get_flat_size(ExpandedObjectHeader *eohptr)
 {
-	return VARSIZE(((BloomState *) eohptr)->flat);
+	return VARSIZE(((BloomState *) eohptr)->fb.flat);
 }
 
 static void
@@ -29,8 +29,8 @@ state_flatten_into(ExpandedObjectHeader *eohptr, void *result,
 {
 	BloomState *state = (BloomState *) eohptr;
 
-	Assert(allocated_size == VARSIZE(state->flat));
-	memcpy(result, state->flat, allocated_size);
+	Assert(allocated_size == VARSIZE(state->fb.flat));
+	memcpy(result, state->fb.flat, allocated_size);
 }
 
 static const ExpandedObjectMethods state_methods = {
@@ -38,17 +38,15 @@ static const ExpandedObjectMethods state_methods = {
 	state_flatten_into
 };
 
-/* An empty state of 'bytes' serialised bytes, in a child of 'parent' */
+/* An empty expanded object in a new child context of 'parent' */
 static BloomState *
-state_alloc(MemoryContext parent, Size bytes)
+state_alloc(MemoryContext parent)
 {
 	MemoryContext objcxt = AllocSetContextCreate(parent, "bloomfilter state",
 												 ALLOCSET_SMALL_SIZES);
 	BloomState *state = MemoryContextAlloc(objcxt, sizeof(BloomState));
 
 	EOH_init_header(&state->hdr, &state_methods, objcxt);
-	state->flat = MemoryContextAlloc(objcxt, VARHDRSZ + bytes);
-	SET_VARSIZE(state->flat, VARHDRSZ + bytes);
 	return state;
 }
 
@@ -56,10 +54,12 @@ state_alloc(MemoryContext parent, Size bytes)
 BloomState *
 bloom_state_create(MemoryContext parent, const bf_params *params)
 {
-	BloomState *state = state_alloc(parent, params->total_bytes);
+	BloomState *state = state_alloc(parent);
 
-	bf_init(params, VARDATA(state->flat));
-	bloomfilter_open(state->flat, &state->view);
+	filterbuf_alloc(&state->fb, state->hdr.eoh_context, params->total_bytes,
+					true);
+	bf_init(params, VARDATA(state->fb.flat));
+	bloomfilter_open(state->fb.flat, &state->fb.view);
 	return state;
 }
 
@@ -67,10 +67,10 @@ bloom_state_create(MemoryContext parent, const bf_params *params)
 BloomState *
 bloom_state_copy(MemoryContext parent, BloomFilter *bf)
 {
-	BloomState *state = state_alloc(parent, VARSIZE(bf) - VARHDRSZ);
+	BloomState *state = state_alloc(parent);
 
-	memcpy(VARDATA(state->flat), bf->data, VARSIZE(bf) - VARHDRSZ);
-	bloomfilter_open(state->flat, &state->view);
+	filterbuf_copy(&state->fb, state->hdr.eoh_context, (struct varlena *) bf,
+				   true);
 	return state;
 }
 
@@ -90,19 +90,4 @@ Datum
 bloom_state_datum(BloomState *state)
 {
 	return EOHPGetRWDatum(&state->hdr);
-}
-
-/* Adds in place; a growing variant moves to bigger bytes in the state */
-void
-bloom_state_add(BloomState *state, bf_hash h)
-{
-	state->flat = bloomfilter_add_hash(state->flat, &state->view, h,
-									   state->hdr.eoh_context);
-}
-
-void
-bloom_state_merge(BloomState *state, const bf_filter *src, bool intersect)
-{
-	state->flat = bloomfilter_merge(state->flat, &state->view, src, intersect,
-									state->hdr.eoh_context);
 }

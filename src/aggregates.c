@@ -108,8 +108,8 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 	eh = element_hasher_for_arg(fcinfo, cc, 1);
 	state = PG_ARGISNULL(0) ? new_state(fcinfo, aggctx) :
 		current_state(fcinfo, aggctx);
-	bloom_state_add(state, element_hash(eh, PG_GETARG_DATUM(1),
-										state->view.seed));
+	filterbuf_add(&state->fb, element_hash(eh, PG_GETARG_DATUM(1),
+										   state->fb.view.seed));
 	PG_RETURN_DATUM(bloom_state_datum(state));
 }
 
@@ -138,7 +138,7 @@ merge_trans(FunctionCallInfo fcinfo, bool intersect)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_DATUM(bloom_state_datum(bloom_state_copy(aggctx, f)));
 	state = current_state(fcinfo, aggctx);
-	bloom_state_merge(state, &vf, intersect);
+	filterbuf_merge(&state->fb, &vf, intersect);
 	PG_RETURN_DATUM(bloom_state_datum(state));
 }
 

@@ -35,14 +35,26 @@ typedef struct BloomFilter
 #define PG_RETURN_BLOOMFILTER_P(x)	PG_RETURN_POINTER(x)
 
 /*
- * The aggregates' state: the flat filter kept inside an expanded object so
- * that nodeAgg adopts it without copying (agg_state.c).
+ * A filter the backend owns and may modify, grow or replace, its payload on
+ * a 64-byte boundary (filter_buf.c).
+ */
+typedef struct FilterBuf
+{
+	struct varlena *flat;		/* the serialised filter */
+	void	   *alloc;			/* what to pfree: flat need not start it */
+	MemoryContext mcxt;
+	bool		aligned;		/* payload on a 64-byte boundary */
+	bf_filter	view;			/* decoded view over flat, kept current */
+} FilterBuf;
+
+/*
+ * The aggregates' state: the filter kept inside an expanded object so that
+ * nodeAgg adopts it without copying (agg_state.c).
  */
 typedef struct BloomState
 {
 	ExpandedObjectHeader hdr;
-	struct varlena *flat;		/* the serialised filter, in hdr's context */
-	bf_filter	view;			/* decoded view over flat, kept current */
+	FilterBuf	fb;				/* in hdr's context */
 } BloomState;
 
 /*
@@ -83,7 +95,7 @@ typedef struct FilterCache
 	void	   *key;			/* inline compressed datum, byte for byte */
 	Size		keylen;
 	const void *pointer;		/* stable in-memory datum */
-	struct varlena *copy;		/* detoasted copy, in fn_mcxt */
+	FilterBuf	copy;			/* detoasted copy, in fn_mcxt */
 	bf_filter	filter;			/* view over the cached bytes */
 } FilterCache;
 
@@ -107,12 +119,7 @@ extern CallCache *bloomfilter_call_cache(FunctionCallInfo fcinfo);
 extern void bloomfilter_yield(void *arg);
 extern void bloomfilter_unsupported(const bf_filter *f, const char *operation,
 									const char *hint);
-extern struct varlena *bloomfilter_add_hash(struct varlena *bf,
-											bf_filter *view, bf_hash h,
-											MemoryContext mcxt);
-extern struct varlena *bloomfilter_merge(struct varlena *dst, bf_filter *view,
-										 const bf_filter *src, bool intersect,
-										 MemoryContext mcxt);
+
 extern void bloomfilter_check_compatible(const bf_filter *a,
 										 const bf_filter *b);
 
@@ -132,15 +139,23 @@ extern bf_hash element_hash(ElementHasher *eh, Datum value, uint64 seed);
 extern ElementHasher *element_hasher_for_arg(FunctionCallInfo fcinfo,
 											 CallCache *cc, int argno);
 
+/* filter_buf.c */
+extern void filterbuf_alloc(FilterBuf *fb, MemoryContext mcxt, Size bytes,
+							bool aligned);
+extern void filterbuf_copy(FilterBuf *fb, MemoryContext mcxt,
+						   struct varlena *bf, bool aligned);
+extern void filterbuf_free(FilterBuf *fb);
+extern void filterbuf_add(FilterBuf *fb, bf_hash h);
+extern void filterbuf_merge(FilterBuf *fb, const bf_filter *src,
+							bool intersect);
+
 /* agg_state.c */
 extern BloomState *bloom_state_create(MemoryContext parent,
 									  const bf_params *params);
 extern BloomState *bloom_state_copy(MemoryContext parent, BloomFilter *bf);
 extern BloomState *bloom_state_from_datum(Datum d);
 extern Datum bloom_state_datum(BloomState *state);
-extern void bloom_state_add(BloomState *state, bf_hash h);
-extern void bloom_state_merge(BloomState *state, const bf_filter *src,
-							  bool intersect);
+
 
 /* filter_cache.c */
 extern bf_filter *filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc,

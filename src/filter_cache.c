@@ -5,8 +5,8 @@
  * A probe such as  WHERE (SELECT f FROM filters WHERE id = 1) @> url  or a
  * join against a stored filter sees the same large, TOASTed value on every
  * row.  Detoasting it per row would copy the whole filter per row, so the
- * first call detoasts it into fn_mcxt and later calls reuse the copy as long
- * as they are handed the same value:
+ * first call detoasts it into an aligned copy in fn_mcxt (filter_buf.c) and
+ * later calls reuse the copy as long as they are handed the same value:
  *
  * - an on-disk TOAST pointer is identified by its (toast relation, value id),
  *   which no other stored value shares;
@@ -51,18 +51,17 @@ arg_is_const(FmgrInfo *flinfo, int argno)
 static void
 cache_detoast(FunctionCallInfo fcinfo, FilterCache *fc, struct varlena *raw)
 {
-	MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	struct varlena *detoasted;
 
-	if (fc->copy)
-		pfree(fc->copy);
+	filterbuf_free(&fc->copy);
 	if (fc->key)
 		pfree(fc->key);
-	fc->copy = NULL;
 	fc->key = NULL;
 	fc->kind = FC_NONE;
-	fc->copy = detoast_attr(raw);
-	MemoryContextSwitchTo(old);
-	bloomfilter_open(fc->copy, &fc->filter);
+	detoasted = detoast_attr(raw);
+	filterbuf_copy(&fc->copy, fcinfo->flinfo->fn_mcxt, detoasted, true);
+	pfree(detoasted);
+	fc->filter = fc->copy.view;
 }
 
 bf_filter *
@@ -105,7 +104,7 @@ filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc, int argno)
 		/* an aggregate's result, read in place */
 		if (state)
 		{
-			fc->filter = state->view;
+			fc->filter = state->fb.view;
 			fc->kind = FC_NONE;
 			return &fc->filter;
 		}

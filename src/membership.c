@@ -23,14 +23,12 @@ PG_FUNCTION_INFO_V1(bloomfilter_remove);
 /* Elements between checks for query cancel in array loops */
 #define CANCEL_INTERVAL 65536
 
-/* A writable copy of argument 0, opened */
-static BloomFilter *
-copy_filter(FunctionCallInfo fcinfo, bf_filter *view)
+/* A writable copy of argument 0, opened; it becomes the result */
+static void
+copy_filter(FunctionCallInfo fcinfo, FilterBuf *fb)
 {
-	BloomFilter *bf = PG_GETARG_BLOOMFILTER_P_COPY(0);
-
-	bloomfilter_open((struct varlena *) bf, view);
-	return bf;
+	filterbuf_copy(fb, CurrentMemoryContext,
+				   (struct varlena *) PG_GETARG_BLOOMFILTER_P(0), false);
 }
 
 /*
@@ -42,8 +40,7 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 {
 	CallCache  *cc;
 	ElementHasher *eh;
-	BloomFilter *bf;
-	bf_filter	view;
+	FilterBuf	fb;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -51,12 +48,9 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	cc = bloomfilter_call_cache(fcinfo);
 	eh = element_hasher_for_arg(fcinfo, cc, 1);
-	bf = copy_filter(fcinfo, &view);
-	bf = (BloomFilter *) bloomfilter_add_hash((struct varlena *) bf, &view,
-											  element_hash(eh, PG_GETARG_DATUM(1),
-														   view.seed),
-											  CurrentMemoryContext);
-	PG_RETURN_BLOOMFILTER_P(bf);
+	copy_filter(fcinfo, &fb);
+	filterbuf_add(&fb, element_hash(eh, PG_GETARG_DATUM(1), fb.view.seed));
+	PG_RETURN_POINTER(fb.flat);
 }
 
 /* bloomfilter_add_all(f, anyarray): every non-NULL element, in one copy */
@@ -66,8 +60,7 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 	CallCache  *cc;
 	ArrayType  *arr;
 	ArrayIterator it;
-	BloomFilter *bf;
-	bf_filter	view;
+	FilterBuf	fb;
 	Datum		value;
 	bool		isnull;
 	uint32		n = 0;
@@ -80,20 +73,17 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 	arr = PG_GETARG_ARRAYTYPE_P(1);
 	if (cc->elem.type != ARR_ELEMTYPE(arr))
 		element_hasher_init_checked(fcinfo, &cc->elem, ARR_ELEMTYPE(arr), 0);
-	bf = copy_filter(fcinfo, &view);
+	copy_filter(fcinfo, &fb);
 	it = array_create_iterator(arr, 0, NULL);
 	while (array_iterate(it, &value, &isnull))
 	{
 		if (!isnull)
-			bf = (BloomFilter *) bloomfilter_add_hash((struct varlena *) bf, &view,
-													  element_hash(&cc->elem, value,
-																   view.seed),
-													  CurrentMemoryContext);
+			filterbuf_add(&fb, element_hash(&cc->elem, value, fb.view.seed));
 		if (++n % CANCEL_INTERVAL == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	array_free_iterator(it);
-	PG_RETURN_BLOOMFILTER_P(bf);
+	PG_RETURN_POINTER(fb.flat);
 }
 
 /*
@@ -106,25 +96,24 @@ bloomfilter_remove(PG_FUNCTION_ARGS)
 {
 	CallCache  *cc;
 	ElementHasher *eh;
-	BloomFilter *bf;
-	bf_filter	view;
+	FilterBuf	fb;
 	bf_status	st;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	bf = copy_filter(fcinfo, &view);
-	if (!bf_can_remove(view.variant))
-		bloomfilter_unsupported(&view, "remove",
+	copy_filter(fcinfo, &fb);
+	if (!bf_can_remove(fb.view.variant))
+		bloomfilter_unsupported(&fb.view, "remove",
 								"Only counting and cuckoo filters can remove elements; build the filter with variant 'counting' or 'cuckoo'.");
 	if (PG_ARGISNULL(1))
-		PG_RETURN_BLOOMFILTER_P(bf);
+		PG_RETURN_POINTER(fb.flat);
 	cc = bloomfilter_call_cache(fcinfo);
 	eh = element_hasher_for_arg(fcinfo, cc, 1);
-	st = bf_remove(&view, element_hash(eh, PG_GETARG_DATUM(1), view.seed));
+	st = bf_remove(&fb.view, element_hash(eh, PG_GETARG_DATUM(1), fb.view.seed));
 	if (st != BF_OK && st != BF_E_NOT_FOUND)
 		elog(ERROR, "could not remove from bloomfilter: %s",
 			 bf_status_message(st));
-	PG_RETURN_BLOOMFILTER_P(bf);
+	PG_RETURN_POINTER(fb.flat);
 }
 
 static inline bool

@@ -14,31 +14,31 @@ PG_FUNCTION_INFO_V1(bloomfilter_is_compatible);
 PG_FUNCTION_INFO_V1(bloomfilter_hash);
 
 /* A copy of argument 0 merged with argument 1; neither input changes */
-static BloomFilter *
+static struct varlena *
 merge(FunctionCallInfo fcinfo, bool intersect)
 {
-	BloomFilter *a = PG_GETARG_BLOOMFILTER_P_COPY(0);
-	bf_filter	va,
-				vb;
+	FilterBuf	fb;
+	bf_filter	vb;
 
-	bloomfilter_open((struct varlena *) a, &va);
+	filterbuf_copy(&fb, CurrentMemoryContext,
+				   (struct varlena *) PG_GETARG_BLOOMFILTER_P(0), false);
 	bloomfilter_getarg(fcinfo, 1, &vb);
-	return (BloomFilter *) bloomfilter_merge((struct varlena *) a, &va, &vb,
-											 intersect, CurrentMemoryContext);
+	filterbuf_merge(&fb, &vb, intersect);
+	return fb.flat;
 }
 
 /* bloomfilter_union(a, b), a | b */
 Datum
 bloomfilter_union(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BLOOMFILTER_P(merge(fcinfo, false));
+	PG_RETURN_POINTER(merge(fcinfo, false));
 }
 
 /* bloomfilter_intersect(a, b), a & b */
 Datum
 bloomfilter_intersect(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BLOOMFILTER_P(merge(fcinfo, true));
+	PG_RETURN_POINTER(merge(fcinfo, true));
 }
 
 /*

@@ -1,0 +1,134 @@
+/*
+ * filter_buf.c
+ *		A filter the backend owns and may modify, grow or replace.
+ *
+ * Its bytes are placed so that the payload starts on a 64-byte boundary:
+ * every 512-bit block of a blocked filter is then exactly one cache line,
+ * and an add or a probe costs one cache miss, not two.  (A palloc'd varlena
+ * puts the payload 68 bytes past an 8-byte boundary, so most blocks would
+ * straddle two lines.)  An aligned varlena need not start its chunk, so it
+ * must never leave the backend's own hands as a Datum (PostgreSQL may pfree
+ * a Datum, e.g. a PL/pgSQL variable's old value): filters that functions
+ * return are allocated unaligned.  'alloc' is what to free.
+ */
+#include "bloomfilter.h"
+
+#include "utils/memutils.h"
+
+#define CACHE_LINE	64
+
+/* Room for 'bytes' serialised bytes; contents undefined */
+void
+filterbuf_alloc(FilterBuf *fb, MemoryContext mcxt, Size bytes, bool aligned)
+{
+	Size		size = VARHDRSZ + bytes + (aligned ? CACHE_LINE - 1 : 0);
+	char	   *raw = MemoryContextAllocExtended(mcxt, size, MCXT_ALLOC_HUGE);
+	uintptr_t	payload = (uintptr_t) raw + VARHDRSZ + BF_HEADER_SIZE;
+
+	fb->alloc = raw;
+	fb->mcxt = mcxt;
+	fb->aligned = aligned;
+	fb->flat = (struct varlena *) raw;
+	if (aligned)
+		fb->flat = (struct varlena *) (raw + (CACHE_LINE - payload % CACHE_LINE) %
+									   CACHE_LINE);
+	SET_VARSIZE(fb->flat, VARHDRSZ + bytes);
+}
+
+/* A copy of a detoasted filter, opened */
+void
+filterbuf_copy(FilterBuf *fb, MemoryContext mcxt, struct varlena *bf,
+			   bool aligned)
+{
+	filterbuf_alloc(fb, mcxt, VARSIZE_ANY_EXHDR(bf), aligned);
+	memcpy(VARDATA(fb->flat), VARDATA_ANY(bf), VARSIZE_ANY_EXHDR(bf));
+	bloomfilter_open(fb->flat, &fb->view);
+}
+
+void
+filterbuf_free(FilterBuf *fb)
+{
+	if (fb->alloc)
+		pfree(fb->alloc);
+	fb->alloc = NULL;
+	fb->flat = NULL;
+}
+
+/* Bytes a grown filter needs, refused past what one value holds */
+static Size
+grown_size(const bf_filter *view, uint64 bytes)
+{
+	if (bytes == 0)
+		elog(ERROR, "bloomfilter variant %s reported full but cannot grow",
+			 bf_variant_name(view->variant));
+	if (bytes > BF_MAX_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloomfilter cannot grow past the 1 GB limit of one value"),
+				 errdetail("The %s filter would need " UINT64_FORMAT " bytes.",
+						   bf_variant_name(view->variant), bytes),
+				 errhint("Split the set across several filters, for example one per day or per hash range.")));
+	return (Size) bytes;
+}
+
+/* Replaces the bytes with 'next' (already written), freeing the old ones */
+static void
+replace(FilterBuf *fb, FilterBuf *next)
+{
+	filterbuf_free(fb);
+	*fb = *next;
+	bloomfilter_open(fb->flat, &fb->view);
+}
+
+/* Adds one hash; a growing variant that is full first gets another stage */
+void
+filterbuf_add(FilterBuf *fb, bf_hash h)
+{
+	while (bf_add(&fb->view, h) == BF_E_FULL)
+	{
+		FilterBuf	next;
+
+		filterbuf_alloc(&next, fb->mcxt,
+						grown_size(&fb->view, bf_grow_bytes(&fb->view)),
+						fb->aligned);
+		bf_grow(&fb->view, VARDATA(next.flat));
+		replace(fb, &next);
+	}
+}
+
+/*
+ * Merges 'src' in: in place when the variant can, else into new bytes of
+ * the size the union needs.
+ */
+void
+filterbuf_merge(FilterBuf *fb, const bf_filter *src, bool intersect)
+{
+	bf_status	st;
+	uint64		need;
+
+	bloomfilter_check_compatible(&fb->view, src);
+	need = intersect ? 0 : bf_union_bytes(&fb->view, src);
+	if (need && need != BF_HEADER_SIZE + fb->view.payload_bytes)
+	{
+		FilterBuf	next;
+
+		filterbuf_alloc(&next, fb->mcxt, grown_size(&fb->view, need),
+						fb->aligned);
+		st = bf_union_into(&fb->view, src, VARDATA(next.flat),
+						   bloomfilter_yield, NULL);
+		if (st == BF_OK)
+			replace(fb, &next);
+		else
+			filterbuf_free(&next);
+	}
+	else if (intersect)
+		st = bf_intersect(&fb->view, src, bloomfilter_yield, NULL);
+	else
+		st = bf_union(&fb->view, src, bloomfilter_yield, NULL);
+	if (st == BF_E_UNSUPPORTED)
+		bloomfilter_unsupported(&fb->view,
+								intersect ? "intersection" : "union",
+								"Intersection is offered by blocked, classic, counting and scalable filters.");
+	if (st != BF_OK)
+		elog(ERROR, "could not merge bloomfilters: %s", bf_status_message(st));
+}
