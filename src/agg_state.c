@@ -17,10 +17,14 @@
 #include "utils/expandeddatum.h"
 #include "utils/memutils.h"
 
+/* Flattening starts here: the deferred adds are applied first */
 static Size
 state_get_flat_size(ExpandedObjectHeader *eohptr)
 {
-	return VARSIZE(((BloomState *) eohptr)->fb.flat);
+	BloomState *state = (BloomState *) eohptr;
+
+	filterbuf_flush(&state->fb);
+	return VARSIZE(state->fb.flat);
 }
 
 static void
@@ -29,6 +33,7 @@ state_flatten_into(ExpandedObjectHeader *eohptr, void *result,
 {
 	BloomState *state = (BloomState *) eohptr;
 
+	filterbuf_flush(&state->fb);
 	Assert(allocated_size == VARSIZE(state->fb.flat));
 	memcpy(result, state->fb.flat, allocated_size);
 }
@@ -74,16 +79,26 @@ bloom_state_copy(MemoryContext parent, BloomFilter *bf)
 	return state;
 }
 
-/* The state behind a datum, if it is one of ours (read-only or not) */
+/*
+ * The state behind a datum, if it is one of ours (read-only or not).  A
+ * reader asks for the deferred adds to be applied first ('flush'); the
+ * transition function, which only adds, does not.
+ */
 BloomState *
-bloom_state_from_datum(Datum d)
+bloom_state_from_datum(Datum d, bool flush)
 {
 	ExpandedObjectHeader *eoh;
+	BloomState *state;
 
 	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
 		return NULL;
 	eoh = DatumGetEOHP(d);
-	return eoh->eoh_methods == &state_methods ? (BloomState *) eoh : NULL;
+	if (eoh->eoh_methods != &state_methods)
+		return NULL;
+	state = (BloomState *) eoh;
+	if (flush)
+		filterbuf_flush(&state->fb);
+	return state;
 }
 
 Datum

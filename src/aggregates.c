@@ -36,7 +36,7 @@ aggregate_context(FunctionCallInfo fcinfo, const char *name)
 static BloomState *
 current_state(FunctionCallInfo fcinfo, MemoryContext aggctx)
 {
-	BloomState *state = bloom_state_from_datum(PG_GETARG_DATUM(0));
+	BloomState *state = bloom_state_from_datum(PG_GETARG_DATUM(0), false);
 
 	if (state && VARATT_IS_EXTERNAL_EXPANDED_RW(PG_GETARG_POINTER(0)))
 		return state;
@@ -108,8 +108,8 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 	eh = element_hasher_for_arg(fcinfo, cc, 1);
 	state = PG_ARGISNULL(0) ? new_state(fcinfo, aggctx) :
 		current_state(fcinfo, aggctx);
-	filterbuf_add(&state->fb, element_hash(eh, PG_GETARG_DATUM(1),
-										   state->fb.view.seed));
+	filterbuf_add_deferred(&state->fb, element_hash(eh, PG_GETARG_DATUM(1),
+													state->fb.view.seed));
 	PG_RETURN_DATUM(bloom_state_datum(state));
 }
 

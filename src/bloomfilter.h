@@ -34,9 +34,12 @@ typedef struct BloomFilter
 	DatumGetBloomFilterPCopy(PG_GETARG_DATUM(n))
 #define PG_RETURN_BLOOMFILTER_P(x)	PG_RETURN_POINTER(x)
 
+/* Adds a batch path keeps in flight while their cache lines arrive */
+#define FILTERBUF_PENDING 16
+
 /*
- * A filter the backend owns and may modify, grow or replace, its payload on
- * a 64-byte boundary (filter_buf.c).
+ * A filter the backend owns and may modify, grow or replace, its payload
+ * on a 64-byte boundary when it stays inside the backend (filter_buf.c).
  */
 typedef struct FilterBuf
 {
@@ -45,6 +48,9 @@ typedef struct FilterBuf
 	MemoryContext mcxt;
 	bool		aligned;		/* payload on a 64-byte boundary */
 	bf_filter	view;			/* decoded view over flat, kept current */
+	int			npending;		/* deferred adds, oldest at 'head' */
+	int			head;
+	bf_hash		pending[FILTERBUF_PENDING];
 } FilterBuf;
 
 /*
@@ -146,6 +152,8 @@ extern void filterbuf_copy(FilterBuf *fb, MemoryContext mcxt,
 						   struct varlena *bf, bool aligned);
 extern void filterbuf_free(FilterBuf *fb);
 extern void filterbuf_add(FilterBuf *fb, bf_hash h);
+extern void filterbuf_add_deferred(FilterBuf *fb, bf_hash h);
+extern void filterbuf_flush(FilterBuf *fb);
 extern void filterbuf_merge(FilterBuf *fb, const bf_filter *src,
 							bool intersect);
 
@@ -153,7 +161,7 @@ extern void filterbuf_merge(FilterBuf *fb, const bf_filter *src,
 extern BloomState *bloom_state_create(MemoryContext parent,
 									  const bf_params *params);
 extern BloomState *bloom_state_copy(MemoryContext parent, BloomFilter *bf);
-extern BloomState *bloom_state_from_datum(Datum d);
+extern BloomState *bloom_state_from_datum(Datum d, bool flush);
 extern Datum bloom_state_datum(BloomState *state);
 
 

@@ -28,6 +28,8 @@ filterbuf_alloc(FilterBuf *fb, MemoryContext mcxt, Size bytes, bool aligned)
 	fb->alloc = raw;
 	fb->mcxt = mcxt;
 	fb->aligned = aligned;
+	fb->npending = 0;
+	fb->head = 0;
 	fb->flat = (struct varlena *) raw;
 	if (aligned)
 		fb->flat = (struct varlena *) (raw + (CACHE_LINE - payload % CACHE_LINE) %
@@ -76,7 +78,8 @@ static void
 replace(FilterBuf *fb, FilterBuf *next)
 {
 	filterbuf_free(fb);
-	*fb = *next;
+	fb->flat = next->flat;
+	fb->alloc = next->alloc;
 	bloomfilter_open(fb->flat, &fb->view);
 }
 
@@ -97,6 +100,47 @@ filterbuf_add(FilterBuf *fb, bf_hash h)
 }
 
 /*
+ * Adds one hash a little later: prefetches the cache line it will touch and
+ * applies the add FILTERBUF_PENDING adds on, when the line has arrived.  The
+ * result is the same as adding at once; readers call filterbuf_flush first.
+ */
+void
+filterbuf_add_deferred(FilterBuf *fb, bf_hash h)
+{
+	bf_hash		oldest;
+
+	if (!bf_can_prefetch(&fb->view))
+	{
+		filterbuf_add(fb, h);
+		return;
+	}
+	bf_prefetch(&fb->view, h);
+	if (fb->npending < FILTERBUF_PENDING)
+	{
+		fb->pending[(fb->head + fb->npending++) % FILTERBUF_PENDING] = h;
+		return;
+	}
+	oldest = fb->pending[fb->head];
+	fb->pending[fb->head] = h;
+	fb->head = (fb->head + 1) % FILTERBUF_PENDING;
+	filterbuf_add(fb, oldest);
+}
+
+/* Applies every deferred add */
+void
+filterbuf_flush(FilterBuf *fb)
+{
+	while (fb->npending > 0)
+	{
+		bf_hash		h = fb->pending[fb->head];
+
+		fb->head = (fb->head + 1) % FILTERBUF_PENDING;
+		fb->npending--;
+		filterbuf_add(fb, h);
+	}
+}
+
+/*
  * Merges 'src' in: in place when the variant can, else into new bytes of
  * the size the union needs.
  */
@@ -106,6 +150,7 @@ filterbuf_merge(FilterBuf *fb, const bf_filter *src, bool intersect)
 	bf_status	st;
 	uint64		need;
 
+	filterbuf_flush(fb);
 	bloomfilter_check_compatible(&fb->view, src);
 	need = intersect ? 0 : bf_union_bytes(&fb->view, src);
 	if (need && need != BF_HEADER_SIZE + fb->view.payload_bytes)

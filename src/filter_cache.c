@@ -99,7 +99,7 @@ filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc, int argno)
 	}
 	if (VARATT_IS_EXTERNAL_EXPANDED(raw))
 	{
-		BloomState *state = bloom_state_from_datum(PointerGetDatum(raw));
+		BloomState *state = bloom_state_from_datum(PointerGetDatum(raw), true);
 
 		/* an aggregate's result, read in place */
 		if (state)

@@ -78,11 +78,13 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 	while (array_iterate(it, &value, &isnull))
 	{
 		if (!isnull)
-			filterbuf_add(&fb, element_hash(&cc->elem, value, fb.view.seed));
+			filterbuf_add_deferred(&fb, element_hash(&cc->elem, value,
+													 fb.view.seed));
 		if (++n % CANCEL_INTERVAL == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	array_free_iterator(it);
+	filterbuf_flush(&fb);
 	PG_RETURN_POINTER(fb.flat);
 }
 

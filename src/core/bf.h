@@ -187,6 +187,8 @@ extern const char *bf_status_message(bf_status status);
  */
 extern bf_status bf_add(bf_filter *f, bf_hash h);
 extern bool bf_contains(const bf_filter *f, bf_hash h);
+extern bool bf_can_prefetch(const bf_filter *f);
+extern void bf_prefetch(const bf_filter *f, bf_hash h);
 extern bf_status bf_remove(bf_filter *f, bf_hash h);
 extern bool bf_can_remove(bf_variant variant);
 extern uint64_t bf_grow_bytes(const bf_filter *f);

@@ -76,6 +76,8 @@ typedef struct bf_variant_ops
 	uint64_t	(*grow_bytes) (const bf_filter *f);
 	/* writes the grown filter into dst (grow_bytes long) */
 	void		(*grow) (const bf_filter *f, unsigned char *dst);
+	/* asks the CPU to fetch what an add or test of h will touch; may be NULL */
+	void		(*prefetch) (const bf_filter *f, bf_hash h);
 } bf_variant_ops;
 
 extern const bf_variant_ops bf_blocked_ops;

@@ -24,6 +24,17 @@ block_of(const bf_filter *f, bf_hash h)
 	return f->payload + bf_mulhi64(h.hi, f->blocks) * BF_BLOCK_BYTES;
 }
 
+static void
+blocked_prefetch(const bf_filter *f, bf_hash h)
+{
+#if defined(__GNUC__)
+	__builtin_prefetch(block_of(f, h), 1, 3);
+#else
+	(void) f;
+	(void) h;
+#endif
+}
+
 static bf_status
 blocked_add(bf_filter *f, bf_hash h)
 {
@@ -154,5 +165,6 @@ const bf_variant_ops bf_blocked_ops = {
 	.fill = blocked_fill,
 	.estimate = blocked_estimate,
 	.add = blocked_add,
-	.contains = blocked_contains
+	.contains = blocked_contains,
+	.prefetch = blocked_prefetch
 };

@@ -82,6 +82,26 @@ bf_contains(const bf_filter *f, bf_hash h)
 	return bf_ops(f->variant)->contains(f, h);
 }
 
+/*
+ * Batch paths (aggregates, arrays) hash an element, prefetch what it will
+ * touch, and apply it a few elements later, so that the cache miss of one
+ * element overlaps the hashing of the next ones.
+ */
+bool
+bf_can_prefetch(const bf_filter *f)
+{
+	return bf_ops(f->variant)->prefetch != NULL;
+}
+
+void
+bf_prefetch(const bf_filter *f, bf_hash h)
+{
+	const bf_variant_ops *ops = bf_ops(f->variant);
+
+	if (ops->prefetch)
+		ops->prefetch(f, h);
+}
+
 bool
 bf_can_remove(bf_variant variant)
 {
