@@ -76,8 +76,12 @@ static Size
 grown_size(const bf_filter *view, uint64 bytes)
 {
 	if (bytes == 0)
-		elog(ERROR, "bloomfilter variant %s reported full but cannot grow",
-			 bf_variant_name(view->variant));
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloomfilter cannot grow further"),
+				 errdetail("The %s filter has as many stages as its format allows.",
+						   bf_variant_name(view->variant)),
+				 errhint("Split the set across several filters, or plan the filter for more items.")));
 	if (bytes > BF_MAX_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -188,7 +192,12 @@ filterbuf_merge(FilterBuf *fb, const bf_filter *src, bool intersect)
 	if (st == BF_E_UNSUPPORTED)
 		bloomfilter_unsupported(&fb->view,
 								intersect ? "intersection" : "union",
-								"Intersection is offered by blocked, classic, counting and scalable filters.");
+								"Intersection is offered by blocked, classic and counting filters, and by scalable filters of a single stage.");
+	if (st == BF_E_TOO_LARGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloomfilter union would need more stages than the format allows"),
+				 errhint("Split the set across several filters, or plan the filters for more items.")));
 	if (st != BF_OK)
 		elog(ERROR, "could not merge bloomfilters: %s", bf_status_message(st));
 }

@@ -63,7 +63,7 @@ report_too_large(bf_variant variant, int64 items, double fpr)
 			 errmsg("bloomfilter would exceed the 1 GB limit of one value"),
 			 errdetail("A %s filter for " INT64_FORMAT " items at rate %g needs " UINT64_FORMAT " bytes.",
 					   bf_variant_name(variant), items, fpr,
-					   bf_size_bytes(variant, bits)),
+					   bf_size_bytes(variant, bits, hashes)),
 			 errhint("Split the set across several filters, for example one per day or per hash range, or accept a higher false-positive rate.")));
 }
 
@@ -127,7 +127,8 @@ bloomfilter_create_bits(PG_FUNCTION_ARGS)
 				 errmsg("bloomfilter would exceed the 1 GB limit of one value"),
 				 errdetail("A %s filter of " INT64_FORMAT " bits needs " UINT64_FORMAT " bytes.",
 						   bf_variant_name(variant), bits,
-						   bf_size_bytes(variant, (uint64) bits)),
+						   bf_size_bytes(variant, (uint64) bits,
+										 (uint32) hashes)),
 				 errhint("Split the set across several filters, for example one per day or per hash range.")));
 	if (st != BF_OK)
 		bloomfilter_report(st);

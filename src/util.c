@@ -80,8 +80,26 @@ bloomfilter_report(bf_status status)
 			 errdetail("%s", bf_status_message(status))));
 }
 
-/* Variants the specification names that this version does not build yet */
+/* Variants the specification names that this build may not offer yet */
 static const char *const planned_variants[] = {"counting", "scalable", "cuckoo"};
+
+/* "blocked, classic, ...": the variants this build offers, for hints */
+static const char *
+variant_list(void)
+{
+	static char list[64];
+	int			v;
+
+	if (list[0] == '\0')
+		for (v = BF_VARIANT_MIN; v <= BF_VARIANT_MAX; v++)
+			if (bf_variant_available((bf_variant) v))
+			{
+				if (list[0])
+					strlcat(list, ", ", sizeof(list));
+				strlcat(list, bf_variant_name((bf_variant) v), sizeof(list));
+			}
+	return list;
+}
 
 bf_variant
 bloomfilter_parse_variant(text *name)
@@ -100,11 +118,11 @@ bloomfilter_parse_variant(text *name)
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("bloomfilter variant \"%s\" is not available in this version",
 							planned_variants[i]),
-					 errhint("Available variants: %s.", bf_variant_list())));
+					 errhint("Available variants: %s.", variant_list())));
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("unknown bloomfilter variant \"%s\"", text_to_cstring(name)),
-			 errhint("Available variants: %s.", bf_variant_list())));
+			 errhint("Available variants: %s.", variant_list())));
 	pg_unreachable();
 }
 
@@ -139,6 +157,19 @@ bloomfilter_yield(void *arg)
 	CHECK_FOR_INTERRUPTS();
 }
 
+/* "blocked, 1024 bits, 7 hashes, seed 0, planned for 100 items at 0.01" */
+static char *
+describe(const bf_filter *f)
+{
+	if (f->expected_items == 0)
+		return psprintf("%s, " UINT64_FORMAT " bits, %u hashes, seed " INT64_FORMAT ", built from a bit count",
+						bf_variant_name(f->variant), f->bits, f->hashes,
+						(int64) f->seed);
+	return psprintf("%s, " UINT64_FORMAT " bits, %u hashes, seed " INT64_FORMAT ", planned for " UINT64_FORMAT " items at %g",
+					bf_variant_name(f->variant), f->bits, f->hashes,
+					(int64) f->seed, f->expected_items, f->target_fpr);
+}
+
 /* Raises an error naming both sides unless the filters can be combined */
 void
 bloomfilter_check_compatible(const bf_filter *a, const bf_filter *b)
@@ -148,11 +179,7 @@ bloomfilter_check_compatible(const bf_filter *a, const bf_filter *b)
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("cannot combine bloomfilters of different parameters"),
-			 errdetail("Left: %s, " UINT64_FORMAT " bits, %u hashes, seed " INT64_FORMAT ". Right: %s, " UINT64_FORMAT " bits, %u hashes, seed " INT64_FORMAT ".",
-					   bf_variant_name(a->variant), a->bits, a->hashes,
-					   (int64) a->seed,
-					   bf_variant_name(b->variant), b->bits, b->hashes,
-					   (int64) b->seed),
+			 errdetail("Left: %s. Right: %s.", describe(a), describe(b)),
 			 errhint("Build both filters with the same expected_items, false_positive_rate, variant and seed.")));
 }
 

@@ -151,7 +151,6 @@ extern bf_hash bf_hash_int64(int64_t value, uint64_t seed);
 extern bool bf_variant_available(bf_variant variant);
 extern const char *bf_variant_name(bf_variant variant);
 extern bool bf_variant_parse(const char *name, size_t len, bf_variant *variant);
-extern const char *bf_variant_list(void);
 
 /* sizing.c: the false-positive models and sizing */
 extern double bf_classic_fpr(double bits, double items, double hashes);
@@ -171,7 +170,8 @@ extern bf_status bf_plan(bf_variant variant, uint64_t items, double fpr,
 extern bf_status bf_plan_bits(bf_variant variant, uint64_t bits,
 							  uint32_t hashes, uint64_t seed,
 							  bf_params *params);
-extern uint64_t bf_size_bytes(bf_variant variant, uint64_t bits);
+extern uint64_t bf_size_bytes(bf_variant variant, uint64_t bits,
+							  uint32_t hashes);
 extern void bf_init(const bf_params *params, void *buf);
 extern bf_status bf_check_header(const void *buf, size_t len,
 								 uint64_t *total_bytes);

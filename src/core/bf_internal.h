@@ -53,10 +53,11 @@ typedef struct bf_variant_ops
 	/* dst |= src (or &=), both of this variant and compatible */
 	bf_status	(*merge) (bf_filter *dst, const bf_filter *src, bool intersect,
 						  bf_yield_fn yield, void *arg);
-	/* bits_set and fpr of stats */
+	/* bits_set, fpr, stages and saturated of stats; estimated_items too if
+	 * the variant computes it while filling (else estimate() does) */
 	void		(*fill) (const bf_filter *f, bf_fill_stats *stats,
 						 bf_yield_fn yield, void *arg);
-	/* distinct items explaining 'set' bits (set < bits) */
+	/* distinct items explaining 'set' bits (infinite if they cannot) */
 	double		(*estimate) (const bf_filter *f, uint64_t set);
 	/* BF_OK, or BF_E_FULL when the filter must grow first */
 	bf_status	(*add) (bf_filter *f, bf_hash h);
@@ -76,6 +77,13 @@ typedef struct bf_variant_ops
 	uint64_t	(*grow_bytes) (const bf_filter *f);
 	/* writes the grown filter into dst (grow_bytes long) */
 	void		(*grow) (const bf_filter *f, unsigned char *dst);
+	/*
+	 * whether two filters of this variant with the same hashes and seed
+	 * combine; NULL: when their bit counts are equal
+	 */
+	bool		(*compatible) (const bf_filter *a, const bf_filter *b);
+	/* items this filter holds within its target rate; NULL: from capacity */
+	uint64_t	(*filter_capacity) (const bf_filter *f);
 	/* asks the CPU to fetch what an add or test of h will touch; may be NULL */
 	void		(*prefetch) (const bf_filter *f, bf_hash h);
 } bf_variant_ops;

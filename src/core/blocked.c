@@ -110,6 +110,8 @@ blocked_estimate(const bf_filter *f, uint64_t set)
 
 	if (set == 0)
 		return 0.0;				/* not -0.0 */
+	if (set >= f->bits)
+		return INFINITY;		/* a full filter explains any count */
 	return (double) f->blocks * -log(clear) /
 		-expm1(f->hashes * log1p(-1.0 / BF_BLOCK_BITS));
 }

@@ -107,6 +107,8 @@ classic_estimate(const bf_filter *f, uint64_t set)
 {
 	if (set == 0)
 		return 0.0;				/* not -0.0 */
+	if (set >= f->bits)
+		return INFINITY;		/* a full filter explains any count */
 	return -((double) f->bits / f->hashes) *
 		log(1.0 - (double) set / (double) f->bits);
 }

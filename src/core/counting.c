@@ -54,7 +54,7 @@ counter_put(unsigned char *payload, uint64_t i, unsigned v)
 static uint64_t
 counting_payload_bytes(uint64_t counters)
 {
-	return (counters + 15) / 16 * 8;
+	return (counters / 16 + (counters % 16 != 0)) * 8;	/* no overflow */
 }
 
 static bf_status

@@ -75,7 +75,7 @@ bf_plan_bits(bf_variant variant, uint64_t bits, uint32_t hashes,
  * rounds them, even past the 1 GB limit (so that errors can say how far).
  */
 uint64_t
-bf_size_bytes(bf_variant variant, uint64_t bits)
+bf_size_bytes(bf_variant variant, uint64_t bits, uint32_t hashes)
 {
 	const bf_variant_ops *ops = bf_ops(variant);
 	bf_params	p;
@@ -83,7 +83,7 @@ bf_size_bytes(bf_variant variant, uint64_t bits)
 	if (ops == NULL || bits < 1 || bits > (UINT64_MAX >> 1))
 		return 0;
 	p.variant = variant;
-	p.hashes = 1;
+	p.hashes = hashes;
 	p.bits = bits;
 	if (ops->plan_bits(&p) != BF_OK)
 		return 0;
@@ -238,9 +238,9 @@ bf_status_message(bf_status status)
 		case BF_E_HASH_SCHEME:
 			return "The hash scheme is unknown.";
 		case BF_E_FLAGS:
-			return "Reserved header fields are not zero.";
+			return "Reserved header fields are not zero, or the variant's own header word is invalid.";
 		case BF_E_HASHES:
-			return "The number of hash functions is outside 1 to 64.";
+			return "The number of hash functions (for cuckoo filters, fingerprint bits) is outside what the variant allows (1 to 64; cuckoo 4 to 32).";
 		case BF_E_BITS:
 			return "The bit count is zero, too large, or not valid for the variant.";
 		case BF_E_PAYLOAD:

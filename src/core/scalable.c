@@ -1,10 +1,948 @@
 /*
  * scalable.c
- *		The scalable layout (not yet implemented: an ops table without a plan
- *		marks the variant as unavailable).
+ *		The scalable layout: a chain of blocked stages that grows as items
+ *		arrive, keeping the whole chain within the requested rate.
+ *
+ * Almeida, Baquero, Preguica and Hutchison, "Scalable Bloom Filters" (2007).
+ * A filter created for n0 items at rate p starts with one stage; when the
+ * last stage holds its capacity, the next add returns BF_E_FULL and the
+ * caller grows the filter by one stage (bf_grow).  The stage of level j
+ * holds n0 * 2^j items at rate p0 * r^j, with p0 = p (1 - r), so however
+ * many stages a chain grows, the rate of the whole chain stays within
+ * sum_j p0 r^j < p0 / (1 - r) = p.
+ *
+ * r = 0.85: a smaller r makes the later stages tighter (each costs about
+ * 1.44 log2(1 / r) bits per item more than the one before), a larger r
+ * makes the first ones tighter (p0 = p (1 - r)).  Which is cheaper depends
+ * on how many stages the chain will reach, which nobody knows when it is
+ * created.  With the exact model at 1 % and 0.1 %, of the ratios 0.8 to
+ * 0.9 the paper recommends for a growth of 2, 0.85 is the cheapest for
+ * chains of 7 to 8 stages and is never more than 0.9 bits per item (5 %)
+ * above the cheaper of 0.8 and 0.9 for any chain of 1 to 12 stages; 0.8
+ * is up to 1.6 bits above 0.9 for long chains and 0.9 up to 2.1 bits above
+ * 0.8 for short ones (doc/storage/scalable.md has the table).
+ *
+ * Each stage is a blocked filter (blocked.c: 512-bit blocks, block from
+ * the high half of the hash, positions from an LCG seeded with the low
+ * half) sized with the exact blocked model (blocked_model.c).  Stages of
+ * level j > 0 see the hash remixed by a bijective 64-bit finalizer keyed
+ * with j, so that the stages answer independently of each other: without
+ * it every stage would test the same in-block pattern, and a stranger
+ * whose pattern is easy to hit would be so in every stage.
+ *
+ * Unions keep the stages apart: a stage of src is ORed into a stage of dst
+ * of the same level that already has all its bits, or whose capacity holds
+ * the items of both; otherwise it is appended to the chain.  The chain is
+ * then a list of planned stages whose levels may repeat, and its rate
+ * bound is the sum of the rates of the stages it has.
+ * Only single-stage chains intersect (see scalable_merge).
+ *
+ * The payload is S stage records, each a 64-byte little-endian stage
+ * header followed by its blocks, so that every block keeps the 64-byte
+ * alignment (relative to the filter) that it has in a blocked filter.
  */
+#include <math.h>
+
 #include "bf_internal.h"
 
+/* The tightening ratio r (see above) */
+#define TIGHTENING		0.85
+
+/* Most stages in a chain; levels run from 0 to MAX_LEVEL */
+#define MAX_STAGES		64
+#define MAX_LEVEL		63
+
+/* The stage header: offsets of its little-endian fields */
+#define STAGE_HEADER	64
+#define ST_BITS			0		/* u64: bits of the stage's blocks */
+#define ST_CAPACITY		8		/* u64: n0 * 2^level */
+#define ST_HELD			16		/* u64: items inserted into the stage */
+#define ST_HASHES		24		/* u32: k of the stage */
+#define ST_LEVEL		28		/* u32: j, 0..63 */
+#define ST_RESERVED		32		/* 32 bytes, zero */
+
+/* The LCG of blocked.c (Knuth's MMIX multiplier, an odd increment) */
+#define LCG_MUL			UINT64_C(6364136223846793005)
+#define LCG_ADD			UINT64_C(1442695040888963407)
+
+/* Keys of the per-level remix (the golden ratio and a Murmur3 constant) */
+#define LEVEL_KEY_LO	UINT64_C(0x9E3779B97F4A7C15)
+#define LEVEL_KEY_HI	UINT64_C(0xC2B2AE3D27D4EB4F)
+
+/* A decoded stage header and where its blocks are */
+typedef struct stage
+{
+	unsigned char *head;
+	unsigned char *blocks;
+	uint64_t	bits;
+	uint64_t	nblocks;
+	uint64_t	capacity;
+	uint64_t	held;
+	uint32_t	hashes;
+	uint32_t	level;
+} stage;
+
+static void
+stage_read(unsigned char *head, stage *s)
+{
+	s->head = head;
+	s->blocks = head + STAGE_HEADER;
+	s->bits = bf_get_le64(head + ST_BITS);
+	s->nblocks = s->bits / BF_BLOCK_BITS;
+	s->capacity = bf_get_le64(head + ST_CAPACITY);
+	s->held = bf_get_le64(head + ST_HELD);
+	s->hashes = bf_get_le32(head + ST_HASHES);
+	s->level = bf_get_le32(head + ST_LEVEL);
+}
+
+/* The stage record after s */
+static inline unsigned char *
+stage_end(const stage *s)
+{
+	return s->blocks + s->bits / 8;
+}
+
+static void
+stage_write(unsigned char *head, uint64_t bits, uint64_t capacity,
+			uint64_t held, uint32_t hashes, uint32_t level)
+{
+	memset(head, 0, STAGE_HEADER);
+	bf_put_le64(head + ST_BITS, bits);
+	bf_put_le64(head + ST_CAPACITY, capacity);
+	bf_put_le64(head + ST_HELD, held);
+	bf_put_le32(head + ST_HASHES, hashes);
+	bf_put_le32(head + ST_LEVEL, level);
+}
+
+/* Murmur3's 64-bit finalizer: a bijection that mixes every bit */
+static inline uint64_t
+fmix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xFF51AFD7ED558CCD);
+	x ^= x >> 33;
+	x *= UINT64_C(0xC4CEB9FE1A85EC53);
+	x ^= x >> 33;
+	return x;
+}
+
+/* The hash a stage of 'level' sees; level 0 sees the element's own hash */
+static inline bf_hash
+level_hash(bf_hash h, uint32_t level)
+{
+	bf_hash		r;
+
+	if (level == 0)
+		return h;
+	r.lo = fmix64(h.lo + level * LEVEL_KEY_LO);
+	r.hi = fmix64(h.hi + level * LEVEL_KEY_HI);
+	return r;
+}
+
+/* As blocked.c: the block from the high half, k positions from the low */
+static void
+stage_set(const stage *s, bf_hash h)
+{
+	bf_hash		x = level_hash(h, s->level);
+	unsigned char *block = s->blocks +
+		bf_mulhi64(x.hi, s->nblocks) * BF_BLOCK_BYTES;
+	uint64_t	pos = x.lo;
+	uint32_t	i;
+
+	for (i = 0; i < s->hashes; i++)
+	{
+		bf_bit_set(block, pos >> 55);
+		pos = pos * LCG_MUL + LCG_ADD;
+	}
+}
+
+static bool
+stage_test(const stage *s, bf_hash h)
+{
+	bf_hash		x = level_hash(h, s->level);
+	const unsigned char *block = s->blocks +
+		bf_mulhi64(x.hi, s->nblocks) * BF_BLOCK_BYTES;
+	uint64_t	pos = x.lo;
+	uint32_t	i;
+
+	for (i = 0; i < s->hashes; i++)
+	{
+		if (!bf_bit_test(block, pos >> 55))
+			return false;
+		pos = pos * LCG_MUL + LCG_ADD;
+	}
+	return true;
+}
+
+/*
+ * The rate budget of a level: p0 r^j with p0 = p (1 - r), by repeated
+ * multiplication rather than pow() so that every platform computes the same
+ * double, and so plans the same stage.
+ */
+static double
+level_rate(double fpr, uint32_t level)
+{
+	double		q = fpr * (1.0 - TIGHTENING);
+	uint32_t	i;
+
+	for (i = 0; i < level; i++)
+		q *= TIGHTENING;
+	return q;
+}
+
+/*
+ * Plans of stages, remembered.  Planning one stage with the exact blocked
+ * model takes milliseconds, and validation checks every stage of every
+ * filter it opens against its plan, once per row; the plan of (n0, p,
+ * level) never changes, so a small direct-mapped table of recent plans
+ * makes that check cheap.  The table is plain static memory of this
+ * process (PostgreSQL backends are processes; the core is not meant to be
+ * called from several threads at once).  An entry with hashes == 0 is empty.
+ */
+#define MEMO_SLOTS		512
+
+typedef struct stage_plan
+{
+	uint64_t	n0;
+	uint64_t	rate;			/* bit pattern of p */
+	uint64_t	bits;
+	uint32_t	level;
+	uint32_t	hashes;
+} stage_plan;
+
+static stage_plan memo[MEMO_SLOTS];
+
+/*
+ * The stage of 'level' in a chain planned for n0 items at rate p: its
+ * capacity n0 * 2^level, and the blocked bits and k for that many items at
+ * p0 r^level.
+ */
+static bf_status
+plan_stage(uint64_t n0, double fpr, uint32_t level, uint64_t *capacity,
+		   uint64_t *bits, uint32_t *hashes)
+{
+	uint64_t	rate;
+	stage_plan *slot;
+	double		q;
+	bf_status	st;
+
+	if (level > MAX_LEVEL || n0 < 1)
+		return BF_E_LAYOUT;
+	if (n0 > (UINT64_MAX >> level))
+		return BF_E_TOO_LARGE;	/* capacity past 64 bits */
+	*capacity = n0 << level;
+	memcpy(&rate, &fpr, sizeof(rate));
+	slot = &memo[fmix64(n0 ^ fmix64(rate ^ fmix64(level))) % MEMO_SLOTS];
+	if (slot->hashes != 0 && slot->n0 == n0 && slot->rate == rate &&
+		slot->level == level)
+	{
+		*bits = slot->bits;
+		*hashes = slot->hashes;
+		return BF_OK;
+	}
+	q = level_rate(fpr, level);
+	if (!(q > 0.0))
+		return BF_E_TOO_LARGE;	/* underflowed: no filter reaches it */
+	st = bf_blocked_size((double) *capacity, q, bits, hashes);
+	if (st != BF_OK)
+		return st;
+	slot->n0 = n0;
+	slot->rate = rate;
+	slot->level = level;
+	slot->bits = *bits;
+	slot->hashes = *hashes;
+	return BF_OK;
+}
+
+/*
+ * The model: one stage for 'items' at p0 = p (1 - r), the first stage of
+ * bloomfilter_create(items, p, 'scalable').
+ */
+static bf_status
+scalable_size(double items, double fpr, uint64_t *bits, uint32_t *hashes)
+{
+	return bf_blocked_size(items, level_rate(fpr, 0), bits, hashes);
+}
+
+/* Most items a first stage of 'bits' bits holds within p0 = p (1 - r) */
+static double
+scalable_capacity(double bits, double fpr, uint32_t hashes)
+{
+	return bf_blocked_capacity(bits, level_rate(fpr, 0), hashes);
+}
+
+static uint64_t
+scalable_round_bits(uint64_t bits)
+{
+	return (bits + BF_BLOCK_BITS - 1) / BF_BLOCK_BITS * BF_BLOCK_BITS;
+}
+
+/* One stage of level 0 for n0 = expected_items (bf_plan sets it) */
+static bf_status
+scalable_plan(double items, double fpr, bf_params *p)
+{
+	uint64_t	capacity;
+	bf_status	st;
+
+	(void) items;				/* p->expected_items is the exact count */
+	st = plan_stage(p->expected_items, fpr, 0, &capacity, &p->bits,
+					&p->hashes);
+	if (st != BF_OK)
+		return st;
+	p->param = 1;
+	p->payload_bytes = STAGE_HEADER + p->bits / 8;
+	return BF_OK;
+}
+
+/* A bit count has no rate to tighten: the chain is planned from (n, p) */
+static bf_status
+scalable_plan_bits(bf_params *p)
+{
+	(void) p;
+	return BF_E_UNSUPPORTED;
+}
+
+static void
+scalable_init(const bf_params *p, unsigned char *payload)
+{
+	stage_write(payload, p->bits, p->expected_items, 0, p->hashes, 0);
+}
+
+/*
+ * What the header alone can tell: 1 to 64 stages, k of the first stage in
+ * range, whole blocks (at least one per stage), the payload they imply, and
+ * the (n0, p) the chain is planned from.
+ */
+static bf_status
+scalable_check_header(const bf_params *h)
+{
+	if (h->param < 1 || h->param > MAX_STAGES)
+		return BF_E_FLAGS;
+	if (h->hashes < 1 || h->hashes > BF_MAX_HASHES)
+		return BF_E_HASHES;
+	if (h->bits % BF_BLOCK_BITS != 0 ||
+		h->bits < (uint64_t) h->param * BF_BLOCK_BITS ||
+		h->bits > BF_MAX_PAYLOAD_BITS)
+		return BF_E_BITS;
+	if (h->payload_bytes != (uint64_t) h->param * STAGE_HEADER + h->bits / 8)
+		return BF_E_PAYLOAD;
+	if (h->expected_items < 1 || !(h->target_fpr > 0.0 && h->target_fpr < 1.0))
+		return BF_E_TARGET;
+	return BF_OK;
+}
+
+/*
+ * The stage table, O(S): every record lies within the payload and the
+ * records add up to it and to the header's bit count; the first stage is
+ * of level 0 with the header's k; every stage is exactly the stage its
+ * level plans from (n0, p) and holds at most its capacity; reserved bytes
+ * are zero.
+ */
+static bf_status
+scalable_validate(const bf_filter *f)
+{
+	unsigned char *p = f->payload,
+			   *end = f->payload + f->payload_bytes;
+	uint64_t	bits = 0;
+	uint32_t	i;
+
+	for (i = 0; i < f->param; i++)
+	{
+		stage		s;
+		uint64_t	capacity,
+					plan_bits;
+		uint32_t	plan_hashes;
+		int			b;
+
+		if ((uint64_t) (end - p) < STAGE_HEADER)
+			return BF_E_LAYOUT;
+		stage_read(p, &s);
+		if (s.bits < BF_BLOCK_BITS || s.bits % BF_BLOCK_BITS != 0 ||
+			s.bits / 8 > (uint64_t) (end - s.blocks))
+			return BF_E_LAYOUT;
+		for (b = ST_RESERVED; b < STAGE_HEADER; b++)
+			if (p[b] != 0)
+				return BF_E_LAYOUT;
+		if (i == 0 && (s.level != 0 || s.hashes != f->hashes))
+			return BF_E_LAYOUT;
+		/* the cheap comparisons first: hostile tables fail before planning */
+		if (s.level > MAX_LEVEL || f->expected_items > (UINT64_MAX >> s.level) ||
+			s.capacity != f->expected_items << s.level ||
+			s.held > s.capacity || s.hashes < 1 || s.hashes > BF_MAX_HASHES)
+			return BF_E_LAYOUT;
+		if (plan_stage(f->expected_items, f->target_fpr, s.level, &capacity,
+					   &plan_bits, &plan_hashes) != BF_OK ||
+			plan_bits != s.bits || plan_hashes != s.hashes)
+			return BF_E_LAYOUT;
+		bits += s.bits;
+		p = stage_end(&s);
+	}
+	if (p != end || bits != f->bits)
+		return BF_E_LAYOUT;
+	return BF_OK;
+}
+
+/* Present in any stage */
+static bool
+scalable_contains(const bf_filter *f, bf_hash h)
+{
+	unsigned char *p = f->payload;
+	uint32_t	i;
+
+	for (i = 0; i < f->param; i++)
+	{
+		stage		s;
+
+		stage_read(p, &s);
+		if (stage_test(&s, h))
+			return true;
+		p = stage_end(&s);
+	}
+	return false;
+}
+
+/*
+ * An element already present (or a false positive) is not inserted again:
+ * it would spend capacity without changing any answer, and repeated
+ * elements must not make the chain grow.  New elements go into the last
+ * stage; when that is full the caller grows the chain first.
+ */
+static bf_status
+scalable_add(bf_filter *f, bf_hash h)
+{
+	unsigned char *p = f->payload;
+	stage		s;
+	uint32_t	i;
+
+	for (i = 0; i < f->param; i++)
+	{
+		stage_read(p, &s);
+		if (stage_test(&s, h))
+			return BF_OK;
+		p = stage_end(&s);
+	}
+	/* s is the last stage */
+	if (s.held >= s.capacity)
+		return BF_E_FULL;
+	stage_set(&s, h);
+	bf_put_le64(s.head + ST_HELD, s.held + 1);
+	return BF_OK;
+}
+
+/* The next level: one past the highest present (0 when none can follow) */
+static uint32_t
+next_level(const bf_filter *f)
+{
+	unsigned char *p = f->payload;
+	uint32_t	i,
+				top = 0;
+
+	for (i = 0; i < f->param; i++)
+	{
+		stage		s;
+
+		stage_read(p, &s);
+		if (s.level > top)
+			top = s.level;
+		p = stage_end(&s);
+	}
+	return top < MAX_LEVEL ? top + 1 : 0;
+}
+
+/*
+ * Bytes of the filter with one more stage, even past the 1 GB limit (the
+ * caller refuses those with a clear error); UINT64_MAX when the stage is
+ * beyond any size, 0 when the chain has its 64 stages or its top level.
+ */
+static uint64_t
+scalable_grow_bytes(const bf_filter *f)
+{
+	uint32_t	level = next_level(f);
+	uint64_t	capacity,
+				bits;
+	uint32_t	hashes;
+	bf_status	st;
+
+	if (f->param >= MAX_STAGES || level == 0)
+		return 0;
+	st = plan_stage(f->expected_items, f->target_fpr, level, &capacity,
+					&bits, &hashes);
+	if (st != BF_OK)
+		return UINT64_MAX;
+	return BF_HEADER_SIZE + f->payload_bytes + STAGE_HEADER + bits / 8;
+}
+
+/* The filter and, after its last stage, an empty one of the next level */
+static void
+scalable_grow(const bf_filter *f, unsigned char *dst)
+{
+	uint32_t	level = next_level(f);
+	uint64_t	capacity = 0,
+				bits = 0,
+				old = BF_HEADER_SIZE + f->payload_bytes;
+	uint32_t	hashes = 0;
+
+	(void) plan_stage(f->expected_items, f->target_fpr, level, &capacity,
+					  &bits, &hashes);	/* grow_bytes saw it succeed */
+	memcpy(dst, f->base, old);
+	stage_write(dst + old, bits, capacity, 0, hashes, level);
+	memset(dst + old + STAGE_HEADER, 0, bits / 8);
+	bf_put_le32(dst + BF_OFF_RESERVED, f->param + 1);
+	bf_put_le64(dst + BF_OFF_BITS, f->bits + bits);
+	bf_put_le64(dst + BF_OFF_PAYLOAD, f->payload_bytes + STAGE_HEADER + bits / 8);
+}
+
+/*
+ * Union and intersection
+ *
+ * Only chains planned from the same (n0, p) combine: their stages of a
+ * level are then the same shape.  A union takes src's stages in order and
+ * puts each into the first stage of the result of its level that
+ *   - already has every bit of it set (it adds nothing: the stage keeps the
+ *     larger of the two held counts), or else
+ *   - has room for it: the items both hold fit that stage's capacity;
+ * failing both, the stage is appended to the chain.  So two chains grown
+ * alike from sets that fit together merge stage by stage in place, f | f
+ * is f, and anything else needs the room of the appended stages.
+ */
+typedef struct union_plan
+{
+	uint32_t	stages;			/* stages of the result (may pass 64) */
+	uint32_t	appended;		/* of src's stages, how many are appended */
+	uint64_t	bits;			/* of the result */
+	uint64_t	payload_bytes;	/* of the result */
+	int			target[MAX_STAGES]; /* result stage each src stage goes to */
+	bool		copied[MAX_STAGES]; /* appended: the stage is its own copy */
+	uint64_t	held[2 * MAX_STAGES];	/* items held by each result stage */
+} union_plan;
+
+static bool
+same_plan(const bf_filter *a, const bf_filter *b)
+{
+	return a->expected_items == b->expected_items &&
+		memcmp(&a->target_fpr, &b->target_fpr, sizeof(double)) == 0 &&
+		a->seed == b->seed && a->hashes == b->hashes;
+}
+
+/* The stage records of f, in order (f has at most MAX_STAGES) */
+static void
+stage_list(const bf_filter *f, stage *list)
+{
+	unsigned char *p = f->payload;
+	uint32_t	i;
+
+	for (i = 0; i < f->param; i++)
+	{
+		stage_read(p, &list[i]);
+		p = stage_end(&list[i]);
+	}
+}
+
+/* Every bit of s is set in t (two stages of one shape) */
+static bool
+stage_covers(const stage *t, const stage *s)
+{
+	uint64_t	i;
+
+	for (i = 0; i < s->bits / 8; i += 8)
+		if (bf_load64(s->blocks + i) & ~bf_load64(t->blocks + i))
+			return false;
+	return true;
+}
+
+/*
+ * Where each stage of src goes.  The bits compared are those of the stages
+ * as they are before the union (a stage only gains bits by it), so the
+ * plan is the same whether it is made for bf_union_bytes, the merge or
+ * bf_union_into.
+ */
+static void
+plan_union(const bf_filter *dst, const bf_filter *src, union_plan *u)
+{
+	stage		result[2 * MAX_STAGES];
+	stage		s[MAX_STAGES];
+	uint32_t	i,
+				n = dst->param;
+
+	stage_list(dst, result);
+	stage_list(src, s);
+	for (i = 0; i < n; i++)
+		u->held[i] = result[i].held;
+	u->appended = 0;
+	u->bits = dst->bits;
+	u->payload_bytes = dst->payload_bytes;
+	for (i = 0; i < src->param; i++)
+	{
+		uint32_t	t;
+
+		for (t = 0; t < n; t++)
+			if (result[t].level == s[i].level &&
+				stage_covers(&result[t], &s[i]))
+				break;
+		u->copied[i] = false;
+		if (t < n)
+		{
+			if (s[i].held > u->held[t])
+				u->held[t] = s[i].held;
+		}
+		else
+		{
+			for (t = 0; t < n; t++)
+				if (result[t].level == s[i].level &&
+					s[i].held <= result[t].capacity &&
+					u->held[t] <= result[t].capacity - s[i].held)
+					break;
+			if (t < n)
+				u->held[t] += s[i].held;
+			else
+			{
+				result[n] = s[i];
+				u->held[n++] = s[i].held;
+				u->copied[i] = true;
+				u->appended++;
+				u->bits += s[i].bits;
+				u->payload_bytes += STAGE_HEADER + s[i].bits / 8;
+			}
+		}
+		u->target[i] = (int) t;
+	}
+	u->stages = n;
+}
+
+/* dst's blocks |= (or &=) src's, 'bytes' of them, yielding now and then */
+static void
+merge_blocks(unsigned char *dst, const unsigned char *src, uint64_t bytes,
+			 bool intersect, bf_yield_fn yield, void *arg, uint64_t *since)
+{
+	uint64_t	i;
+
+	for (i = 0; i < bytes; i += 8)
+	{
+		if (intersect)
+			bf_store64(dst + i, bf_load64(dst + i) & bf_load64(src + i));
+		else
+			bf_store64(dst + i, bf_load64(dst + i) | bf_load64(src + i));
+		if ((*since += 8) >= BF_YIELD_BYTES)
+		{
+			*since = 0;
+			if (yield)
+				yield(arg);
+		}
+	}
+}
+
+/* memcpy, yielding now and then */
+static void
+copy_bytes(unsigned char *dst, const unsigned char *src, uint64_t bytes,
+		   bf_yield_fn yield, void *arg, uint64_t *since)
+{
+	while (bytes > 0)
+	{
+		uint64_t	len = BF_YIELD_BYTES - *since;
+
+		if (len > bytes)
+			len = bytes;
+		memcpy(dst, src, len);
+		dst += len;
+		src += len;
+		bytes -= len;
+		if ((*since += len) >= BF_YIELD_BYTES)
+		{
+			*since = 0;
+			if (yield)
+				yield(arg);
+		}
+	}
+}
+
+/*
+ * ORs the stages of src into the 'n' result stages whose records start at
+ * result[] as the plan says (appended ones already copied there), then
+ * writes the held counts of the plan.
+ */
+static void
+apply_union(unsigned char **result, uint32_t n, const bf_filter *src,
+			const union_plan *u, bf_yield_fn yield, void *arg,
+			uint64_t *since)
+{
+	stage		s[MAX_STAGES];
+	uint32_t	i;
+
+	stage_list(src, s);
+	for (i = 0; i < src->param; i++)
+	{
+		stage		t;
+
+		if (u->copied[i])
+			continue;
+		stage_read(result[u->target[i]], &t);
+		if (t.head != s[i].head)	/* not f | f in place */
+			merge_blocks(t.blocks, s[i].blocks, t.bits / 8, false, yield,
+						 arg, since);
+	}
+	for (i = 0; i < n; i++)
+		bf_put_le64(result[i] + ST_HELD, u->held[i]);
+}
+
+/*
+ * In place: a union whose stages all merge (bf_union_bytes equals dst's
+ * size), or the intersection of two single-stage chains.
+ *
+ * Chains of several stages do not intersect: an element both sets hold may
+ * sit in stage 1 of one chain and stage 0 of the other (stage boundaries
+ * follow the order of arrival), so ANDing stage with stage would lose it,
+ * and stages of different levels have different shapes and remixes.  A
+ * single stage holds every element of its chain, so two of them AND like
+ * blocked filters.  Anything else: BF_E_UNSUPPORTED, changing nothing.
+ */
+static bf_status
+scalable_merge(bf_filter *dst, const bf_filter *src, bool intersect,
+			   bf_yield_fn yield, void *arg)
+{
+	unsigned char *result[MAX_STAGES];
+	stage		d[MAX_STAGES];
+	uint64_t	since = 0;
+	uint32_t	i;
+
+	if (!same_plan(dst, src))
+		return BF_E_INCOMPATIBLE;
+	stage_list(dst, d);
+	if (intersect)
+	{
+		stage		s;
+
+		/* single stages of one plan: the shape of a blocked filter */
+		if (dst->param != 1 || src->param != 1)
+			return BF_E_UNSUPPORTED;
+		stage_read(src->payload, &s);
+		merge_blocks(d[0].blocks, s.blocks, d[0].bits / 8, true, yield,
+					 arg, &since);
+		if (s.held < d[0].held)
+			bf_put_le64(d[0].head + ST_HELD, s.held);
+	}
+	else
+	{
+		union_plan	u;
+
+		plan_union(dst, src, &u);
+		if (u.appended != 0)
+			return BF_E_UNSUPPORTED;
+		for (i = 0; i < dst->param; i++)
+			result[i] = d[i].head;
+		apply_union(result, dst->param, src, &u, yield, arg, &since);
+	}
+	return BF_OK;
+}
+
+/* dst's size when every stage of src merges in place, else larger */
+static uint64_t
+scalable_union_bytes(const bf_filter *dst, const bf_filter *src)
+{
+	union_plan	u;
+
+	if (!same_plan(dst, src))
+		return BF_HEADER_SIZE + dst->payload_bytes;
+	plan_union(dst, src, &u);
+	return BF_HEADER_SIZE + u.payload_bytes;
+}
+
+/*
+ * The union in new bytes: dst's header and stages, then src's appended
+ * stages, and the rest of src ORed in.  BF_E_TOO_LARGE when the result
+ * would need more than 64 stages.
+ */
+static bf_status
+scalable_union_into(const bf_filter *dst, const bf_filter *src,
+					unsigned char *out, bf_yield_fn yield, void *arg)
+{
+	union_plan	u;
+	stage		s[MAX_STAGES];
+	unsigned char *result[MAX_STAGES];
+	unsigned char *p;
+	uint64_t	since = 0;
+	uint32_t	i,
+				n;
+
+	if (!same_plan(dst, src))
+		return BF_E_INCOMPATIBLE;
+	plan_union(dst, src, &u);
+	if (u.stages > MAX_STAGES)
+		return BF_E_TOO_LARGE;
+	copy_bytes(out, dst->base, BF_HEADER_SIZE + dst->payload_bytes, yield,
+			   arg, &since);
+	p = out + BF_HEADER_SIZE;
+	for (n = 0; n < dst->param; n++)
+	{
+		stage		t;
+
+		result[n] = p;
+		stage_read(p, &t);
+		p = stage_end(&t);
+	}
+	stage_list(src, s);
+	for (i = 0; i < src->param; i++)
+		if (u.copied[i])
+		{
+			result[n++] = p;
+			copy_bytes(p, s[i].head, STAGE_HEADER + s[i].bits / 8, yield,
+					   arg, &since);
+			p += STAGE_HEADER + s[i].bits / 8;
+		}
+	apply_union(result, n, src, &u, yield, arg, &since);
+	bf_put_le32(out + BF_OFF_RESERVED, u.stages);
+	bf_put_le64(out + BF_OFF_BITS, u.bits);
+	bf_put_le64(out + BF_OFF_PAYLOAD, u.payload_bytes);
+	bf_put_le64(out + BF_OFF_ITEMS, dst->items > UINT64_MAX - src->items ?
+				UINT64_MAX : dst->items + src->items);
+	return BF_OK;
+}
+
+/*
+ * Fill: the set bits of all stages, and the distinct items as the sum of
+ * the stages' blocked estimates (blocked.c), n_i = -B_i ln(1 - X_i / m_i) /
+ * (1 - (1 - 1/512)^k_i); the rate now is that of a stranger
+ * passing any stage, 1 - prod(1 - rate of stage i), each stage's rate as
+ * in blocked.c, the mean over its blocks of (block fill)^k.  The product
+ * is summed as logarithms so that rates far below 1e-16 do not vanish.
+ */
+static void
+scalable_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
+			  void *arg)
+{
+	unsigned char *p = f->payload;
+	uint64_t	set = 0,
+				since = 0;
+	double		log_pass_none = 0.0,
+				items = 0.0;
+	uint32_t	i;
+
+	for (i = 0; i < f->param; i++)
+	{
+		stage		s;
+		uint64_t	b,
+					stage_set = 0;
+		double		rate_sum = 0.0;
+
+		stage_read(p, &s);
+		for (b = 0; b < s.nblocks; b++)
+		{
+			const unsigned char *block = s.blocks + b * BF_BLOCK_BYTES;
+			unsigned	in_block = 0;
+			int			w;
+
+			for (w = 0; w < BF_BLOCK_BYTES; w += 8)
+				in_block += bf_popcount64(bf_load64(block + w));
+			stage_set += in_block;
+			if (in_block)
+				rate_sum += pow((double) in_block / BF_BLOCK_BITS, s.hashes);
+			if ((since += BF_BLOCK_BYTES) >= BF_YIELD_BYTES)
+			{
+				since = 0;
+				if (yield)
+					yield(arg);
+			}
+		}
+		log_pass_none += log1p(-rate_sum / (double) s.nblocks);
+		set += stage_set;
+		/* the stage's blocked estimate; a full stage explains any count */
+		if (stage_set >= s.bits)
+			items = INFINITY;
+		else if (stage_set > 0)
+			items += (double) s.nblocks * -log1p(-(double) stage_set / (double) s.bits) /
+				-expm1(s.hashes * log1p(-1.0 / BF_BLOCK_BITS));
+		p = stage_end(&s);
+	}
+	stats->bits_set = set;
+	stats->estimated_items = items;
+	stats->fpr = log_pass_none < 0.0 ? -expm1(log_pass_none) : 0.0;	/* not -0.0 */
+	stats->stages = f->param;
+}
+
+/*
+ * Distinct items: the sum of the stages' blocked estimates (blocked.c),
+ * n_i = -B_i ln(1 - X_i / m_i) / (1 - (1 - 1/512)^k_i).  The hook receives
+ * only the total of set bits, so the stages are counted again here; a
+ * stage with every bit set explains any number of items.
+ */
+static double
+scalable_estimate(const bf_filter *f, uint64_t total_set)
+{
+	unsigned char *p = f->payload;
+	double		n = 0.0;
+	uint32_t	i;
+
+	if (total_set == 0)
+		return 0.0;				/* not -0.0 */
+	for (i = 0; i < f->param; i++)
+	{
+		stage		s;
+		uint64_t	set = 0,
+					w;
+
+		stage_read(p, &s);
+		for (w = 0; w < s.bits / 8; w += 8)
+			set += bf_popcount64(bf_load64(s.blocks + w));
+		if (set >= s.bits)
+			return INFINITY;
+		if (set > 0)
+			n += (double) s.nblocks * -log1p(-(double) set / (double) s.bits) /
+				-expm1(s.hashes * log1p(-1.0 / BF_BLOCK_BITS));
+		p = stage_end(&s);
+	}
+	return n;
+}
+
+/*
+ * Two chains combine when they were planned alike (first stage n0, rate
+ * p, seed): their stages then come from the same plans, however many each
+ * has grown.
+ */
+static bool
+scalable_compatible(const bf_filter *a, const bf_filter *b)
+{
+	return a->expected_items == b->expected_items &&
+		a->target_fpr == b->target_fpr;
+}
+
+/* The items the stages present hold within the rate bound */
+static uint64_t
+scalable_filter_capacity(const bf_filter *f)
+{
+	unsigned char *p = f->payload;
+	uint64_t	total = 0;
+	uint32_t	i;
+
+	for (i = 0; i < f->param; i++)
+	{
+		stage		s;
+
+		stage_read(p, &s);
+		total += s.capacity;
+		p = stage_end(&s);
+	}
+	return total;
+}
+
 const bf_variant_ops bf_scalable_ops = {
-	.name = "scalable"
+	.name = "scalable",
+	.size = scalable_size,
+	.capacity = scalable_capacity,
+	.plan = scalable_plan,
+	.plan_bits = scalable_plan_bits,
+	.round_bits = scalable_round_bits,
+	.check_header = scalable_check_header,
+	.init = scalable_init,
+	.fpr = bf_blocked_fpr,
+	.validate = scalable_validate,
+	.merge = scalable_merge,
+	.fill = scalable_fill,
+	.estimate = scalable_estimate,
+	.add = scalable_add,
+	.contains = scalable_contains,
+	.union_bytes = scalable_union_bytes,
+	.union_into = scalable_union_into,
+	.grow_bytes = scalable_grow_bytes,
+	.grow = scalable_grow,
+	.compatible = scalable_compatible,
+	.filter_capacity = scalable_filter_capacity
 };

@@ -13,11 +13,19 @@
 
 #include "bf_internal.h"
 
+/*
+ * Same variant, hashes and seed, and (unless the variant says how its
+ * filters combine, as growing variants do) the same size.
+ */
 bool
 bf_compatible(const bf_filter *a, const bf_filter *b)
 {
-	return a->variant == b->variant && a->bits == b->bits &&
-		a->hashes == b->hashes && a->seed == b->seed;
+	const bf_variant_ops *ops;
+
+	if (a->variant != b->variant || a->hashes != b->hashes || a->seed != b->seed)
+		return false;
+	ops = bf_ops(a->variant);
+	return ops->compatible ? ops->compatible(a, b) : a->bits == b->bits;
 }
 
 /* The merge of the bit-array layouts: OR for union, AND for intersection */
@@ -112,7 +120,7 @@ bf_union_into(const bf_filter *dst, const bf_filter *src, void *out,
 bool
 bf_equal(const bf_filter *a, const bf_filter *b)
 {
-	return bf_compatible(a, b) &&
+	return bf_compatible(a, b) && a->payload_bytes == b->payload_bytes &&
 		memcmp(a->payload, b->payload, a->payload_bytes) == 0;
 }
 
@@ -121,10 +129,13 @@ void
 bf_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 		void *arg)
 {
+	const bf_variant_ops *ops = bf_ops(f->variant);
+
 	stats->saturated = 0;
 	stats->stages = 1;
-	bf_ops(f->variant)->fill(f, stats, yield, arg);
+	stats->estimated_items = NAN;
+	ops->fill(f, stats, yield, arg);
 	stats->fill_ratio = (double) stats->bits_set / (double) f->bits;
-	stats->estimated_items = stats->bits_set >= f->bits ? INFINITY :
-		bf_ops(f->variant)->estimate(f, stats->bits_set);
+	if (isnan(stats->estimated_items))
+		stats->estimated_items = ops->estimate(f, stats->bits_set);
 }

@@ -134,8 +134,11 @@ bf_filter_model_fpr(const bf_filter *f, double items)
 uint64_t
 bf_filter_capacity(const bf_filter *f)
 {
+	const bf_variant_ops *ops = bf_ops(f->variant);
+
 	if (!valid_rate(f->target_fpr))
 		return 0;
-	return (uint64_t) bf_ops(f->variant)->capacity((double) f->bits,
-												   f->target_fpr, f->hashes);
+	if (ops->filter_capacity)
+		return ops->filter_capacity(f);
+	return (uint64_t) ops->capacity((double) f->bits, f->target_fpr, f->hashes);
 }

@@ -59,13 +59,6 @@ bf_variant_parse(const char *name, size_t len, bf_variant *variant)
 	return false;
 }
 
-/* The variants this build offers, for messages (keep with the table) */
-const char *
-bf_variant_list(void)
-{
-	return "blocked, classic";
-}
-
 bf_status
 bf_add(bf_filter *f, bf_hash h)
 {

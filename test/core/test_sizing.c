@@ -550,8 +550,8 @@ test_sizing_errors(void)
 	}
 	CHECK(bf_optimal_bits((bf_variant) 0, 100, 0.01, &bits, &k) != BF_OK,
 		  "variant 0 sized");
-	CHECK(bf_capacity((bf_variant) 3, 1000, 0.01, &items) != BF_OK,
-		  "variant 3 sized");
+	CHECK(bf_capacity((bf_variant) 6, 1000, 0.01, &items) != BF_OK,
+		  "variant 6 sized");
 	check_group_end();
 }
 

@@ -1,0 +1,283 @@
+--
+-- variant_cuckoo: the cuckoo variant, f-bit fingerprints in buckets of 4
+-- (partial-key cuckoo hashing) that grows by chaining stages.  Construction
+-- and sizing, membership and its rate, bloomfilter_remove, growth past the
+-- planned count (by ||, add_all and the aggregate), union (merged in place
+-- or chained) and union_agg, intersection refused, bloomfilter_info, the
+-- text, bytea and binary forms, hostile bytes, the worked example of
+-- STORAGE.md, and that no function changes the filters it is given.
+--
+-- quietly: an earlier test may have created it already
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomfilter;
+RESET client_min_messages;
+
+-- SQLSTATE of a statement that is expected to fail ('no error' otherwise)
+CREATE FUNCTION cuckoo_sqlstate(stmt text) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE stmt;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE;
+END
+$$;
+-- the same, with the detail that says which rule failed
+CREATE FUNCTION cuckoo_error(stmt text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	detail text;
+BEGIN
+	EXECUTE stmt;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+	RETURN SQLSTATE || ': ' || detail;
+END
+$$;
+
+--
+-- construction: hashes is the fingerprint width f, the narrowest meeting
+-- the rate at a load of 0.94; one stage of ceil(n / (4 * 0.94)) buckets;
+-- bits = 4 f buckets; 64-byte header + 16-byte stage header + the slots
+--
+SELECT p, i.variant, i.bits, i.bytes, i.hashes, i.bits / (4 * i.hashes) AS buckets,
+	i.items_added, i.bits_set, i.capacity, i.target_fpr, i.stages
+FROM unnest(ARRAY[0.01, 0.001, 0.0001]) AS p,
+	LATERAL bloomfilter_info(bloomfilter_create(10000, p, 'cuckoo')) AS i
+ORDER BY p DESC;
+SELECT variant, bits, bytes, hashes, round(bits_per_item::numeric, 2) AS bits_per_item,
+	expected_fpr <= 0.01 AS meets_rate, supports_remove, supports_union
+FROM bloomfilter_plan(1000000, 0.01) WHERE variant = 'cuckoo';
+SELECT bloomfilter_optimal_bits(1000000, 0.01, 'cuckoo') AS optimal_bits,
+	bloomfilter_capacity(bloomfilter_optimal_bits(1000000, 0.01, 'cuckoo'), 0.01, 'cuckoo') AS capacity;
+-- from a bit count: hashes is f, the table takes whole buckets of 4f bits
+SELECT b, h, i.bits, i.bytes, i.hashes, i.stages, i.capacity IS NULL AS no_capacity
+FROM (VALUES (1, 4), (100, 8), (1000, 12), (4096, 32)) AS x(b, h),
+	LATERAL bloomfilter_info(bloomfilter_create_bits(b, h, 'cuckoo')) AS i;
+-- widths outside 4..32 are refused; so are sizes past 1 GB
+SELECT cuckoo_sqlstate($$SELECT bloomfilter_create_bits(1000, 3, 'cuckoo')$$) AS f_3,
+	cuckoo_sqlstate($$SELECT bloomfilter_create_bits(1000, 33, 'cuckoo')$$) AS f_33,
+	cuckoo_sqlstate($$SELECT bloomfilter_create(1000000000, 0.01, 'cuckoo')$$) AS too_large;
+
+--
+-- the data: 10000 md5 strings at 1 % and 0.1 %, halves of them, and a
+-- filter planned for 1000 that takes all 10000 (growing)
+--
+CREATE TABLE cuckoo_f AS
+SELECT
+	bloomfilter_agg(md5(i::text), 10000, 0.01, 'cuckoo' ORDER BY i) AS whole,
+	bloomfilter_agg(md5(i::text), 10000, 0.001, 'cuckoo' ORDER BY i) AS fine,
+	bloomfilter_agg(md5(i::text), 10000, 0.01, 'cuckoo' ORDER BY i) FILTER (WHERE i <= 5000) AS a,
+	bloomfilter_agg(md5(i::text), 10000, 0.01, 'cuckoo' ORDER BY i) FILTER (WHERE i > 5000) AS b,
+	bloomfilter_agg(md5(i::text), 10000, 0.01, 'cuckoo' ORDER BY i) FILTER (WHERE i <= 100) AS small_a,
+	bloomfilter_agg(md5(i::text), 10000, 0.01, 'cuckoo' ORDER BY i) FILTER (WHERE i > 9900) AS small_b,
+	bloomfilter_agg(md5(i::text), 1000, 0.01, 'cuckoo' ORDER BY i) AS overfull
+FROM generate_series(1, 10000) AS i;
+-- a copy of every filter, to show that nothing below changes them
+CREATE TABLE cuckoo_saved AS SELECT * FROM cuckoo_f;
+
+--
+-- membership: no false negatives, and the rate within the target (the
+-- models say 0.73 % and 0.092 % at 10000 items; 0.1 % is checked over
+-- 200000 strangers, with 0.01 % of room for sampling error)
+--
+SELECT (SELECT count(*) FROM generate_series(1, 10000) AS i WHERE NOT whole @> md5(i::text)) AS fn_whole,
+	(SELECT count(*) FROM generate_series(1, 10000) AS i WHERE NOT fine @> md5(i::text)) AS fn_fine,
+	(SELECT count(*) FROM generate_series(10001, 110000) AS i WHERE whole @> md5(i::text)) / 100000.0 <= 0.01 AS fpr_1_percent,
+	(SELECT count(*) FROM generate_series(10001, 210000) AS i WHERE fine @> md5(i::text)) / 200000.0 <= 0.0011 AS fpr_01_percent,
+	(SELECT count(*) FROM generate_series(10001, 110000) AS i WHERE whole @> md5(i::text)) > 0 AS some_false_positives
+FROM cuckoo_f;
+SELECT bloomfilter_contains(whole, md5('1')) AS fn_contains,
+	whole @> md5('2') AS op_contains,
+	md5('3') <@ whole AS op_contained,
+	whole @> 'absent'::text AS absent,
+	bloomfilter_contains_all(whole, ARRAY[md5('1'), md5('2'), md5('10000')]) AS contains_all,
+	bloomfilter_contains_all(whole, ARRAY[md5('1'), 'absent']) AS contains_all_absent,
+	bloomfilter_contains_any(whole, ARRAY['absent', md5('7')]) AS contains_any,
+	bloomfilter_contains_any(whole, ARRAY['absent', 'gone']) AS contains_any_absent
+FROM cuckoo_f;
+
+-- the aggregate, add_all and || build the same bytes (in the same order)
+SELECT whole::bytea = bloomfilter_add_all(bloomfilter_create(10000, 0.01, 'cuckoo'),
+		ARRAY(SELECT md5(i::text) FROM generate_series(1, 10000) AS i))::bytea AS agg_is_add_all,
+	overfull::bytea = bloomfilter_add_all(bloomfilter_create(1000, 0.01, 'cuckoo'),
+		ARRAY(SELECT md5(i::text) FROM generate_series(1, 10000) AS i))::bytea AS grown_agg_is_add_all
+FROM cuckoo_f;
+DO $$
+DECLARE
+	f bloomfilter := bloomfilter_create(1000, 0.01, 'cuckoo');
+BEGIN
+	FOR i IN 1 .. 3000 LOOP
+		f := f || md5(i::text);
+	END LOOP;
+	RAISE NOTICE 'one || at a time: % stages, same bytes as add_all: %',
+		(bloomfilter_info(f)).stages,
+		f::bytea = bloomfilter_add_all(bloomfilter_create(1000, 0.01, 'cuckoo'),
+			ARRAY(SELECT md5(i::text) FROM generate_series(1, 3000) AS i))::bytea;
+END
+$$;
+
+--
+-- growth: the filter planned for 1000 took 10000 in more stages, lost
+-- nothing, and reports its rate from the stages' loads
+--
+SELECT i.items_added, i.stages, i.bits, i.bytes, i.hashes,
+	i.estimated_items, i.bits_set = i.estimated_items * i.hashes AS bits_set_is_slots_times_f,
+	i.fill_ratio = i.bits_set::float8 / i.bits AS fill_ratio_is_occupancy,
+	i.estimated_fpr > 0.01 AS rate_above_target,
+	(SELECT count(*) FROM generate_series(1, 10000) AS g WHERE NOT overfull @> md5(g::text)) AS false_negatives,
+	abs((SELECT count(*) FROM generate_series(10001, 110000) AS g WHERE overfull @> md5(g::text)) / 100000.0
+		- i.estimated_fpr) < 0.25 * i.estimated_fpr AS measured_near_reported
+FROM cuckoo_f, bloomfilter_info(overfull) AS i;
+SELECT i.items_added, i.bits_set, round(i.fill_ratio::numeric, 4) AS fill_ratio,
+	i.estimated_items, round(i.estimated_fpr::numeric, 5) AS estimated_fpr,
+	i.capacity, i.stages, bloomfilter_cardinality(whole) AS cardinality, # whole AS op_cardinality
+FROM cuckoo_f, bloomfilter_info(whole) AS i;
+
+--
+-- remove: one copy at a time; absent elements leave the filter as it was
+--
+SELECT (bloomfilter_info(f2)).items_added AS items_two,
+	bloomfilter_remove(f2, 'x'::text) @> 'x'::text AS one_copy_left,
+	bloomfilter_remove(bloomfilter_remove(f2, 'x'::text), 'x') @> 'x'::text AS after_two_removals,
+	(bloomfilter_info(bloomfilter_remove(bloomfilter_remove(f2, 'x'::text), 'x'))).items_added AS items_zero,
+	bloomfilter_remove(bloomfilter_remove(f2, 'x'::text), 'x')::bytea
+		= bloomfilter_create(100, 0.01, 'cuckoo')::bytea AS back_to_empty,
+	bloomfilter_remove(f2, 'y'::text)::bytea = f2::bytea AS absent_unchanged,
+	bloomfilter_remove(f2, NULL::text)::bytea = f2::bytea AS null_unchanged
+FROM (SELECT bloomfilter_create(100, 0.01, 'cuckoo') || 'x'::text || 'x'::text AS f2) AS s;
+-- every element type, through the same canonical bytes as adding
+SELECT bloomfilter_remove(f, 42) @> 42 AS int_left,
+	bloomfilter_remove(f, 42::bigint) @> 42 AS int_left_after_bigint,
+	bloomfilter_remove(f, '\x00ff'::bytea) @> '\x00ff'::bytea AS bytea_left,
+	bloomfilter_remove(f, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid) @> 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid AS uuid_left,
+	bloomfilter_remove(f, 1.5::float8) @> 1.5::float8 AS float8_left,
+	bloomfilter_remove(f, 42) @> '\x00ff'::bytea AS others_stay
+FROM (SELECT bloomfilter_create(100, 0.01, 'cuckoo') || 42 || '\x00ff'::bytea
+	|| 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid || 1.5::float8 AS f) AS s;
+-- remove the even half of a single-stage filter: every odd element stays
+CREATE FUNCTION cuckoo_remove_even(f bloomfilter) RETURNS bloomfilter
+LANGUAGE plpgsql AS $$
+BEGIN
+	FOR i IN 2 .. 10000 BY 2 LOOP
+		f := bloomfilter_remove(f, md5(i::text));
+	END LOOP;
+	RETURN f;
+END
+$$;
+CREATE TABLE cuckoo_removed AS SELECT cuckoo_remove_even(whole) AS f FROM cuckoo_f;
+SELECT (bloomfilter_info(f)).items_added,
+	(SELECT count(*) FROM generate_series(1, 10000, 2) AS i WHERE NOT f @> md5(i::text)) AS odd_missing,
+	(SELECT count(*) FROM generate_series(2, 10000, 2) AS i WHERE f @> md5(i::text)) <= 50 AS even_mostly_gone,
+	(bloomfilter_info(f)).estimated_items
+FROM cuckoo_removed;
+-- the other variants refuse, naming the ones that can
+-- ERROR:  blocked filters do not support remove
+SELECT bloomfilter_remove(bloomfilter_create(100, 0.01), 'x'::text);
+
+--
+-- union: sparse filters of the same shape merge in place (same size);
+-- fuller ones chain src's stage after dst's.  Nothing is ever lost.
+--
+SELECT octet_length((small_a | small_b)::bytea) = octet_length(small_a::bytea) AS merged_in_place,
+	(bloomfilter_info(small_a | small_b)).stages AS in_place_stages,
+	(bloomfilter_info(small_a | small_b)).items_added AS in_place_items,
+	bloomfilter_contains_all(small_a | small_b,
+		ARRAY(SELECT md5(i::text) FROM generate_series(1, 10000) AS i WHERE i <= 100 OR i > 9900)) AS in_place_keeps_all,
+	(bloomfilter_info(a | b)).stages AS chained_stages,
+	octet_length((a | b)::bytea) = octet_length(a::bytea) + octet_length(b::bytea) - 64 AS chained_size,
+	(bloomfilter_info(a | b)).items_added AS chained_items,
+	bloomfilter_contains_all(a | b, ARRAY(SELECT md5(i::text) FROM generate_series(1, 10000) AS i)) AS chained_keeps_all,
+	bloomfilter_union(a, b)::bytea = (a | b)::bytea AS fn_is_op,
+	(a | b)::bytea = ((a | b)::text::bloomfilter)::bytea AS union_text_round_trip
+FROM cuckoo_f;
+-- union_agg over the two halves keeps every element
+SELECT bloomfilter_contains_all(u, ARRAY(SELECT md5(i::text) FROM generate_series(1, 10000) AS i)) AS union_agg_keeps_all,
+	(bloomfilter_info(u)).items_added, (bloomfilter_info(u)).stages
+FROM (SELECT bloomfilter_union_agg(f) AS u
+	FROM (SELECT a AS f FROM cuckoo_f UNION ALL SELECT b FROM cuckoo_f) AS x) AS s;
+-- filters of another width, size or seed do not combine
+-- ERROR:  cannot combine bloomfilters of different parameters
+SELECT whole | fine FROM cuckoo_f;
+
+--
+-- intersection has no meaning for fingerprint tables: refused with 0A000
+--
+-- ERROR:  cuckoo filters do not support intersection
+SELECT a & b FROM cuckoo_f;
+SELECT cuckoo_sqlstate('SELECT bloomfilter_intersect(a, b) FROM cuckoo_f') AS fn_intersect,
+	cuckoo_sqlstate($$SELECT bloomfilter_intersect_agg(f) FROM (SELECT a AS f FROM cuckoo_f
+		UNION ALL SELECT b FROM cuckoo_f) AS x$$) AS intersect_agg;
+
+--
+-- text, bytea and binary forms round-trip exactly, grown filters too
+--
+SELECT f::text::bloomfilter::bytea = f::bytea AS text_round_trip,
+	f::bytea::bloomfilter::bytea = f::bytea AS bytea_round_trip,
+	bloomfilter_send(f) = f::bytea AS send_is_the_bytes,
+	octet_length(f::bytea) % 8 = 0 AS multiple_of_8,
+	f::text::bloomfilter = f AS equal_after_text
+FROM (SELECT whole AS f FROM cuckoo_f UNION ALL SELECT overfull FROM cuckoo_f) AS x;
+CREATE TABLE cuckoo_io AS SELECT 1 AS id, overfull AS f FROM cuckoo_f;
+\copy cuckoo_io TO 'results/variant_cuckoo_copy.bin' WITH (FORMAT binary)
+CREATE TABLE cuckoo_io_back (LIKE cuckoo_io);
+\copy cuckoo_io_back FROM 'results/variant_cuckoo_copy.bin' WITH (FORMAT binary)
+SELECT b.f::bytea = s.f::bytea AS binary_copy_round_trip
+FROM cuckoo_io s JOIN cuckoo_io_back b USING (id);
+
+--
+-- the worked example of STORAGE.md: 2 buckets of 8-bit fingerprints
+-- holding 'hello' and 42, then grown by a full add
+--
+SELECT encode((bloomfilter_create_bits(64, 8, 'cuckoo') || 'hello'::text || 42)::bytea, 'hex') AS example;
+SELECT encode(bloomfilter_add_all(bloomfilter_create_bits(16, 4, 'cuckoo'),
+	ARRAY[1, 2, 3, 4, 5])::bytea, 'hex') AS grown_example;
+
+--
+-- hostile bytes: a real filter with one field changed at a time
+--
+CREATE TABLE cuckoo_hostile AS
+SELECT (bloomfilter_create_bits(64, 8, 'cuckoo') || 'hello'::text)::bytea AS b;
+SELECT what, cuckoo_error(format('SELECT %L::bytea::bloomfilter', '\x' || encode(bad, 'hex'))) AS error
+FROM cuckoo_hostile,
+	LATERAL (VALUES
+		('f = 3',              overlay(b placing '\x03'::bytea from 9)),
+		('f = 33',             overlay(b placing '\x21'::bytea from 9)),
+		('zero stages',        overlay(b placing '\x00'::bytea from 13)),
+		('two stages',         overlay(b placing '\x02'::bytea from 13)),
+		('bits not whole buckets', overlay(b placing '\x48'::bytea from 25)),
+		('bits one bucket more', overlay(b placing '\x60'::bytea from 25)),
+		('payload 8 more',     overlay(b placing '\x20'::bytea from 57)),
+		('stage of 0 buckets', overlay(b placing '\x00'::bytea from 65)),
+		('stage of 3 buckets', overlay(b placing '\x03'::bytea from 65)),
+		('stage of 2^56 buckets', overlay(b placing '\x01'::bytea from 72)),
+		('used 9 of 8 slots',  overlay(b placing '\x09'::bytea from 73)),
+		('truncated',          substr(b, 1, octet_length(b) - 8)),
+		('trailing',           b || '\x0000000000000000'::bytea),
+		('valid: used 8',      overlay(b placing '\x08'::bytea from 73)),
+		('valid: any slot bytes', overlay(b placing '\xffffffffffffffff'::bytea from 81))
+	) AS x(what, bad);
+-- one bucket of 4-bit slots: 16 bits of slots and 48 of padding, which must be zero
+SELECT cuckoo_error(format('SELECT %L::bytea::bloomfilter', '\x' || encode(overlay(
+		bloomfilter_create_bits(16, 4, 'cuckoo')::bytea placing '\x80'::bytea from 88), 'hex'))) AS padding_bit,
+	cuckoo_error(format('SELECT %L::bytea::bloomfilter', '\x' || encode(overlay(
+		bloomfilter_create_bits(16, 4, 'cuckoo')::bytea placing '\xffff'::bytea from 81), 'hex'))) AS slot_bits;
+-- ERROR:  invalid binary data for type bloomfilter
+SELECT overlay(b placing '\x00'::bytea from 13)::bloomfilter FROM cuckoo_hostile;
+-- the text form is checked alike
+-- ERROR:  invalid input syntax for type bloomfilter
+SELECT translate(encode(overlay(b placing '\x03'::bytea from 65), 'base64'), E'\n', '')::bloomfilter
+FROM cuckoo_hostile;
+
+--
+-- inputs unchanged: every function above returned new filters
+--
+SELECT f.whole::bytea = s.whole::bytea AND f.fine::bytea = s.fine::bytea
+	AND f.a::bytea = s.a::bytea AND f.b::bytea = s.b::bytea
+	AND f.small_a::bytea = s.small_a::bytea AND f.small_b::bytea = s.small_b::bytea
+	AND f.overfull::bytea = s.overfull::bytea AS inputs_unchanged
+FROM cuckoo_f f, cuckoo_saved s;
+
+DROP TABLE cuckoo_f, cuckoo_saved, cuckoo_removed, cuckoo_io, cuckoo_io_back, cuckoo_hostile;
+DROP FUNCTION cuckoo_sqlstate(text), cuckoo_error(text), cuckoo_remove_even(bloomfilter);
