@@ -40,6 +40,9 @@ HASH_XXH3_128 = 1
 VARIANT_BLOCKED = 1
 VARIANT_CLASSIC = 2
 VARIANT_NAMES = {VARIANT_BLOCKED: "blocked", VARIANT_CLASSIC: "classic"}
+# Variants STORAGE.md documents that this reader does not implement
+# (counting, scalable, cuckoo): it rejects them as a reader must
+OTHER_VARIANTS = (3, 4, 5)
 MAX_HASHES = 64
 # Largest bit count a valid header may declare (STORAGE.md, rule 8)
 MAX_BITS = 8589934040

@@ -36,8 +36,8 @@ RULE_MESSAGES = {
     3: "The format version is not one this build can read (it reads version 1).",
     4: "The variant code is unknown.",
     5: "The hash scheme is unknown.",
-    6: "Reserved header fields are not zero.",
-    7: "The number of hash functions is outside 1 to 64.",
+    6: "Reserved header fields are not zero, or the variant's own header word is invalid.",
+    7: "The number of hash functions (for cuckoo filters, fingerprint bits) is outside what the variant allows (1 to 64; cuckoo 4 to 32).",
     8: "The bit count is zero, too large, or not valid for the variant.",
     9: "The payload size disagrees with the bit count.",
     "9a": "The filter would be larger than the 1 GB limit of a PostgreSQL value.",
@@ -399,8 +399,10 @@ def check_validation(workdir, rep):
         sql[label] = verdict
     n = agree_reject = 0
     for label, hexdata in read_csv(os.path.join(workdir, "mutations.csv")):
-        n += 1
         data = bytes.fromhex(hexdata)
+        if len(data) > 5 and data[5] in reader.OTHER_VARIANTS:
+            continue            # a variant this reader does not implement
+        n += 1
         try:
             reader.Filter.from_bytes(data)
             mine = "ok"
