@@ -74,7 +74,8 @@ CREATE FUNCTION bloomfilter_create(expected_items bigint,
 	seed bigint DEFAULT 0)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_create(bigint, float8, text, bigint) IS
 'empty filter sized to hold expected_items at false_positive_rate, using the variant''s exact model';
@@ -84,7 +85,8 @@ CREATE FUNCTION bloomfilter_create_bits(bits bigint, hashes integer,
 	seed bigint DEFAULT 0)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_create_bits(bigint, integer, text, bigint) IS
 'empty filter of the given number of bits and hash functions (blocked rounds bits up to whole 512-bit blocks)';
@@ -125,6 +127,14 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloomfilter_capacity(bigint, float8, text) IS
 'most items a filter of the variant with this many bits holds at false_positive_rate';
 
+CREATE FUNCTION bloomfilter_contsel(internal, oid, internal, integer)
+RETURNS float8
+AS 'MODULE_PATHNAME'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloomfilter_contsel(internal, oid, internal, integer) IS
+'restriction selectivity of @> and <@: the filter''s estimated members among the column''s distinct values, plus its false-positive rate';
+
 --
 -- Adding and testing elements: one overload per element type, all served by
 -- the same C functions.  Integers of every width hash alike.
@@ -138,7 +148,8 @@ COMMENT ON FUNCTION bloomfilter_capacity(bigint, float8, text) IS
 CREATE FUNCTION bloomfilter_add(f bloomfilter, elem text)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_add'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_add(bloomfilter, text) IS
 'copy of the filter with elem added (a NULL elem leaves the filter unchanged)';
@@ -155,7 +166,8 @@ COMMENT ON OPERATOR || (bloomfilter, text) IS
 CREATE FUNCTION bloomfilter_contains(f bloomfilter, elem text)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contains'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
 
 COMMENT ON FUNCTION bloomfilter_contains(bloomfilter, text) IS
 'false if elem was certainly never added; true if it probably was';
@@ -163,7 +175,8 @@ COMMENT ON FUNCTION bloomfilter_contains(bloomfilter, text) IS
 CREATE FUNCTION bloomfilter_contained(elem text, f bloomfilter)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contained'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
 
 COMMENT ON FUNCTION bloomfilter_contained(text, bloomfilter) IS
 'bloomfilter_contains with the arguments swapped, for the <@ operator';
@@ -172,7 +185,8 @@ CREATE OPERATOR @> (
 	LEFTARG = bloomfilter,
 	RIGHTARG = text,
 	FUNCTION = bloomfilter_contains,
-	COMMUTATOR = <@
+	COMMUTATOR = <@,
+	RESTRICT = bloomfilter_contsel
 );
 
 COMMENT ON OPERATOR @> (bloomfilter, text) IS
@@ -182,7 +196,8 @@ CREATE OPERATOR <@ (
 	LEFTARG = text,
 	RIGHTARG = bloomfilter,
 	FUNCTION = bloomfilter_contained,
-	COMMUTATOR = @>
+	COMMUTATOR = @>,
+	RESTRICT = bloomfilter_contsel
 );
 
 COMMENT ON OPERATOR <@ (text, bloomfilter) IS
@@ -191,7 +206,8 @@ COMMENT ON OPERATOR <@ (text, bloomfilter) IS
 CREATE FUNCTION bloomfilter_add(f bloomfilter, elem bytea)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_add'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_add(bloomfilter, bytea) IS
 'copy of the filter with elem added (a NULL elem leaves the filter unchanged)';
@@ -199,7 +215,8 @@ COMMENT ON FUNCTION bloomfilter_add(bloomfilter, bytea) IS
 CREATE FUNCTION bloomfilter_contains(f bloomfilter, elem bytea)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contains'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
 
 COMMENT ON FUNCTION bloomfilter_contains(bloomfilter, bytea) IS
 'false if elem was certainly never added; true if it probably was';
@@ -207,7 +224,8 @@ COMMENT ON FUNCTION bloomfilter_contains(bloomfilter, bytea) IS
 CREATE FUNCTION bloomfilter_contained(elem bytea, f bloomfilter)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contained'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
 
 COMMENT ON FUNCTION bloomfilter_contained(bytea, bloomfilter) IS
 'bloomfilter_contains with the arguments swapped, for the <@ operator';
@@ -216,7 +234,8 @@ CREATE OPERATOR @> (
 	LEFTARG = bloomfilter,
 	RIGHTARG = bytea,
 	FUNCTION = bloomfilter_contains,
-	COMMUTATOR = <@
+	COMMUTATOR = <@,
+	RESTRICT = bloomfilter_contsel
 );
 
 COMMENT ON OPERATOR @> (bloomfilter, bytea) IS
@@ -226,7 +245,8 @@ CREATE OPERATOR <@ (
 	LEFTARG = bytea,
 	RIGHTARG = bloomfilter,
 	FUNCTION = bloomfilter_contained,
-	COMMUTATOR = @>
+	COMMUTATOR = @>,
+	RESTRICT = bloomfilter_contsel
 );
 
 COMMENT ON OPERATOR <@ (bytea, bloomfilter) IS
@@ -235,7 +255,8 @@ COMMENT ON OPERATOR <@ (bytea, bloomfilter) IS
 CREATE FUNCTION bloomfilter_add(f bloomfilter, elem smallint)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_add'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_add(bloomfilter, smallint) IS
 'copy of the filter with elem added (a NULL elem leaves the filter unchanged)';
@@ -243,7 +264,8 @@ COMMENT ON FUNCTION bloomfilter_add(bloomfilter, smallint) IS
 CREATE FUNCTION bloomfilter_contains(f bloomfilter, elem smallint)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contains'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
 
 COMMENT ON FUNCTION bloomfilter_contains(bloomfilter, smallint) IS
 'false if elem was certainly never added; true if it probably was';
@@ -251,7 +273,8 @@ COMMENT ON FUNCTION bloomfilter_contains(bloomfilter, smallint) IS
 CREATE FUNCTION bloomfilter_contained(elem smallint, f bloomfilter)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contained'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
 
 COMMENT ON FUNCTION bloomfilter_contained(smallint, bloomfilter) IS
 'bloomfilter_contains with the arguments swapped, for the <@ operator';
@@ -260,7 +283,8 @@ CREATE OPERATOR @> (
 	LEFTARG = bloomfilter,
 	RIGHTARG = smallint,
 	FUNCTION = bloomfilter_contains,
-	COMMUTATOR = <@
+	COMMUTATOR = <@,
+	RESTRICT = bloomfilter_contsel
 );
 
 COMMENT ON OPERATOR @> (bloomfilter, smallint) IS
@@ -270,7 +294,8 @@ CREATE OPERATOR <@ (
 	LEFTARG = smallint,
 	RIGHTARG = bloomfilter,
 	FUNCTION = bloomfilter_contained,
-	COMMUTATOR = @>
+	COMMUTATOR = @>,
+	RESTRICT = bloomfilter_contsel
 );
 
 COMMENT ON OPERATOR <@ (smallint, bloomfilter) IS
@@ -279,7 +304,8 @@ COMMENT ON OPERATOR <@ (smallint, bloomfilter) IS
 CREATE FUNCTION bloomfilter_add(f bloomfilter, elem integer)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_add'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_add(bloomfilter, integer) IS
 'copy of the filter with elem added (a NULL elem leaves the filter unchanged)';
@@ -287,7 +313,8 @@ COMMENT ON FUNCTION bloomfilter_add(bloomfilter, integer) IS
 CREATE FUNCTION bloomfilter_contains(f bloomfilter, elem integer)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contains'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
 
 COMMENT ON FUNCTION bloomfilter_contains(bloomfilter, integer) IS
 'false if elem was certainly never added; true if it probably was';
@@ -295,7 +322,8 @@ COMMENT ON FUNCTION bloomfilter_contains(bloomfilter, integer) IS
 CREATE FUNCTION bloomfilter_contained(elem integer, f bloomfilter)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contained'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
 
 COMMENT ON FUNCTION bloomfilter_contained(integer, bloomfilter) IS
 'bloomfilter_contains with the arguments swapped, for the <@ operator';
@@ -304,7 +332,8 @@ CREATE OPERATOR @> (
 	LEFTARG = bloomfilter,
 	RIGHTARG = integer,
 	FUNCTION = bloomfilter_contains,
-	COMMUTATOR = <@
+	COMMUTATOR = <@,
+	RESTRICT = bloomfilter_contsel
 );
 
 COMMENT ON OPERATOR @> (bloomfilter, integer) IS
@@ -314,7 +343,8 @@ CREATE OPERATOR <@ (
 	LEFTARG = integer,
 	RIGHTARG = bloomfilter,
 	FUNCTION = bloomfilter_contained,
-	COMMUTATOR = @>
+	COMMUTATOR = @>,
+	RESTRICT = bloomfilter_contsel
 );
 
 COMMENT ON OPERATOR <@ (integer, bloomfilter) IS
@@ -323,7 +353,8 @@ COMMENT ON OPERATOR <@ (integer, bloomfilter) IS
 CREATE FUNCTION bloomfilter_add(f bloomfilter, elem bigint)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_add'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_add(bloomfilter, bigint) IS
 'copy of the filter with elem added (a NULL elem leaves the filter unchanged)';
@@ -331,7 +362,8 @@ COMMENT ON FUNCTION bloomfilter_add(bloomfilter, bigint) IS
 CREATE FUNCTION bloomfilter_contains(f bloomfilter, elem bigint)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contains'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
 
 COMMENT ON FUNCTION bloomfilter_contains(bloomfilter, bigint) IS
 'false if elem was certainly never added; true if it probably was';
@@ -339,7 +371,8 @@ COMMENT ON FUNCTION bloomfilter_contains(bloomfilter, bigint) IS
 CREATE FUNCTION bloomfilter_contained(elem bigint, f bloomfilter)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contained'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
 
 COMMENT ON FUNCTION bloomfilter_contained(bigint, bloomfilter) IS
 'bloomfilter_contains with the arguments swapped, for the <@ operator';
@@ -348,7 +381,8 @@ CREATE OPERATOR @> (
 	LEFTARG = bloomfilter,
 	RIGHTARG = bigint,
 	FUNCTION = bloomfilter_contains,
-	COMMUTATOR = <@
+	COMMUTATOR = <@,
+	RESTRICT = bloomfilter_contsel
 );
 
 COMMENT ON OPERATOR @> (bloomfilter, bigint) IS
@@ -358,7 +392,8 @@ CREATE OPERATOR <@ (
 	LEFTARG = bigint,
 	RIGHTARG = bloomfilter,
 	FUNCTION = bloomfilter_contained,
-	COMMUTATOR = @>
+	COMMUTATOR = @>,
+	RESTRICT = bloomfilter_contsel
 );
 
 COMMENT ON OPERATOR <@ (bigint, bloomfilter) IS
@@ -367,7 +402,8 @@ COMMENT ON OPERATOR <@ (bigint, bloomfilter) IS
 CREATE FUNCTION bloomfilter_add(f bloomfilter, elem uuid)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_add'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_add(bloomfilter, uuid) IS
 'copy of the filter with elem added (a NULL elem leaves the filter unchanged)';
@@ -375,7 +411,8 @@ COMMENT ON FUNCTION bloomfilter_add(bloomfilter, uuid) IS
 CREATE FUNCTION bloomfilter_contains(f bloomfilter, elem uuid)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contains'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
 
 COMMENT ON FUNCTION bloomfilter_contains(bloomfilter, uuid) IS
 'false if elem was certainly never added; true if it probably was';
@@ -383,7 +420,8 @@ COMMENT ON FUNCTION bloomfilter_contains(bloomfilter, uuid) IS
 CREATE FUNCTION bloomfilter_contained(elem uuid, f bloomfilter)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contained'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
 
 COMMENT ON FUNCTION bloomfilter_contained(uuid, bloomfilter) IS
 'bloomfilter_contains with the arguments swapped, for the <@ operator';
@@ -392,7 +430,8 @@ CREATE OPERATOR @> (
 	LEFTARG = bloomfilter,
 	RIGHTARG = uuid,
 	FUNCTION = bloomfilter_contains,
-	COMMUTATOR = <@
+	COMMUTATOR = <@,
+	RESTRICT = bloomfilter_contsel
 );
 
 COMMENT ON OPERATOR @> (bloomfilter, uuid) IS
@@ -402,7 +441,8 @@ CREATE OPERATOR <@ (
 	LEFTARG = uuid,
 	RIGHTARG = bloomfilter,
 	FUNCTION = bloomfilter_contained,
-	COMMUTATOR = @>
+	COMMUTATOR = @>,
+	RESTRICT = bloomfilter_contsel
 );
 
 COMMENT ON OPERATOR <@ (uuid, bloomfilter) IS
@@ -411,7 +451,8 @@ COMMENT ON OPERATOR <@ (uuid, bloomfilter) IS
 CREATE FUNCTION bloomfilter_add(f bloomfilter, elem anyelement)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_add'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_add(bloomfilter, anyelement) IS
 'copy of the filter with elem added (a NULL elem leaves the filter unchanged)';
@@ -428,7 +469,8 @@ COMMENT ON OPERATOR || (bloomfilter, anyelement) IS
 CREATE FUNCTION bloomfilter_contains(f bloomfilter, elem anyelement)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contains'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
 
 COMMENT ON FUNCTION bloomfilter_contains(bloomfilter, anyelement) IS
 'false if elem was certainly never added; true if it probably was';
@@ -436,7 +478,8 @@ COMMENT ON FUNCTION bloomfilter_contains(bloomfilter, anyelement) IS
 CREATE FUNCTION bloomfilter_contained(elem anyelement, f bloomfilter)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloomfilter_contained'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
 
 COMMENT ON FUNCTION bloomfilter_contained(anyelement, bloomfilter) IS
 'bloomfilter_contains with the arguments swapped, for the <@ operator';
@@ -445,7 +488,8 @@ CREATE OPERATOR @> (
 	LEFTARG = bloomfilter,
 	RIGHTARG = anyelement,
 	FUNCTION = bloomfilter_contains,
-	COMMUTATOR = <@
+	COMMUTATOR = <@,
+	RESTRICT = bloomfilter_contsel
 );
 
 COMMENT ON OPERATOR @> (bloomfilter, anyelement) IS
@@ -455,7 +499,8 @@ CREATE OPERATOR <@ (
 	LEFTARG = anyelement,
 	RIGHTARG = bloomfilter,
 	FUNCTION = bloomfilter_contained,
-	COMMUTATOR = @>
+	COMMUTATOR = @>,
+	RESTRICT = bloomfilter_contsel
 );
 
 COMMENT ON OPERATOR <@ (anyelement, bloomfilter) IS
@@ -464,7 +509,8 @@ COMMENT ON OPERATOR <@ (anyelement, bloomfilter) IS
 CREATE FUNCTION bloomfilter_add_all(f bloomfilter, elems anyarray)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+COST 100;
 
 COMMENT ON FUNCTION bloomfilter_add_all(bloomfilter, anyarray) IS
 'copy of the filter with every non-NULL array element added, in one pass';
@@ -472,7 +518,8 @@ COMMENT ON FUNCTION bloomfilter_add_all(bloomfilter, anyarray) IS
 CREATE FUNCTION bloomfilter_remove(f bloomfilter, elem text)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_remove'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, text) IS
 'copy of a counting or cuckoo filter with one occurrence of elem removed';
@@ -480,7 +527,8 @@ COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, text) IS
 CREATE FUNCTION bloomfilter_remove(f bloomfilter, elem bytea)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_remove'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, bytea) IS
 'copy of a counting or cuckoo filter with one occurrence of elem removed';
@@ -488,7 +536,8 @@ COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, bytea) IS
 CREATE FUNCTION bloomfilter_remove(f bloomfilter, elem smallint)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_remove'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, smallint) IS
 'copy of a counting or cuckoo filter with one occurrence of elem removed';
@@ -496,7 +545,8 @@ COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, smallint) IS
 CREATE FUNCTION bloomfilter_remove(f bloomfilter, elem integer)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_remove'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, integer) IS
 'copy of a counting or cuckoo filter with one occurrence of elem removed';
@@ -504,7 +554,8 @@ COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, integer) IS
 CREATE FUNCTION bloomfilter_remove(f bloomfilter, elem bigint)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_remove'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, bigint) IS
 'copy of a counting or cuckoo filter with one occurrence of elem removed';
@@ -512,7 +563,8 @@ COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, bigint) IS
 CREATE FUNCTION bloomfilter_remove(f bloomfilter, elem uuid)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_remove'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, uuid) IS
 'copy of a counting or cuckoo filter with one occurrence of elem removed';
@@ -520,7 +572,8 @@ COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, uuid) IS
 CREATE FUNCTION bloomfilter_remove(f bloomfilter, elem anyelement)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_remove'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+COST 50;
 
 COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, anyelement) IS
 'copy of a counting or cuckoo filter with one occurrence of elem removed';
@@ -528,7 +581,8 @@ COMMENT ON FUNCTION bloomfilter_remove(bloomfilter, anyelement) IS
 CREATE FUNCTION bloomfilter_contains_all(f bloomfilter, elems anyarray)
 RETURNS boolean
 AS 'MODULE_PATHNAME'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 20;
 
 COMMENT ON FUNCTION bloomfilter_contains_all(bloomfilter, anyarray) IS
 'true if every element is probably present, false if one is certainly absent (NULL elements as in = ALL)';
@@ -536,7 +590,8 @@ COMMENT ON FUNCTION bloomfilter_contains_all(bloomfilter, anyarray) IS
 CREATE FUNCTION bloomfilter_contains_any(f bloomfilter, elems anyarray)
 RETURNS boolean
 AS 'MODULE_PATHNAME'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 20;
 
 COMMENT ON FUNCTION bloomfilter_contains_any(bloomfilter, anyarray) IS
 'true if some element is probably present, false if all are certainly absent (NULL elements as in = ANY)';
@@ -548,7 +603,8 @@ COMMENT ON FUNCTION bloomfilter_contains_any(bloomfilter, anyarray) IS
 CREATE FUNCTION bloomfilter_union(a bloomfilter, b bloomfilter)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 100;
 
 COMMENT ON FUNCTION bloomfilter_union(bloomfilter, bloomfilter) IS
 'filter of the union of both sets; both must have the same variant, size, hashes and seed';
@@ -566,7 +622,8 @@ COMMENT ON OPERATOR | (bloomfilter, bloomfilter) IS
 CREATE FUNCTION bloomfilter_intersect(a bloomfilter, b bloomfilter)
 RETURNS bloomfilter
 AS 'MODULE_PATHNAME'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 100;
 
 COMMENT ON FUNCTION bloomfilter_intersect(bloomfilter, bloomfilter) IS
 'filter holding every element of both sets (bitwise AND; may answer more false positives than a filter built from the intersection)';
@@ -669,7 +726,8 @@ CREATE FUNCTION bloomfilter_info(f bloomfilter,
 	OUT saturated_counters bigint)
 RETURNS record
 AS 'MODULE_PATHNAME'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 100;
 
 COMMENT ON FUNCTION bloomfilter_info(bloomfilter) IS
 'parameters and fill of a filter: estimated_items and estimated_fpr come from the bits actually set';
@@ -694,7 +752,8 @@ COMMENT ON FUNCTION bloomfilter_plan(bigint, float8) IS
 CREATE FUNCTION bloomfilter_cardinality(f bloomfilter)
 RETURNS float8
 AS 'MODULE_PATHNAME'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 100;
 
 COMMENT ON FUNCTION bloomfilter_cardinality(bloomfilter) IS
 'distinct items estimated from the bits set (Infinity when every bit is set)';

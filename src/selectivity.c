@@ -1,0 +1,65 @@
+/*
+ * selectivity.c
+ *		Restriction selectivity of  filter @> column  and  column <@ filter.
+ *
+ * Without an estimator the planner assumes a fixed fraction of rows pass a
+ * membership test, which misleads join planning exactly where filters are
+ * used to cut rows early.  When the filter is known at planning time (a
+ * constant) the fraction follows from the filter itself: of the column's d
+ * distinct values about min(n, d) are members (n the filter's estimated
+ * distinct items), and the rest pass with the filter's false-positive rate
+ * p, so  sel = (m + p (d - m)) / d  with m = min(n, d).  When the filter is
+ * only known at run time (a parameter, a subquery) the planner gets a
+ * middling default.
+ */
+#include "bloomfilter.h"
+
+#include <math.h>
+
+#include "nodes/nodeFuncs.h"
+#include "utils/selfuncs.h"
+
+PG_FUNCTION_INFO_V1(bloomfilter_contsel);
+
+/* Unknown filter: half the rows, as for other opaque boolean operators */
+#define DEFAULT_SELECTIVITY 0.5
+
+Datum
+bloomfilter_contsel(PG_FUNCTION_ARGS)
+{
+	PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
+	List	   *args = (List *) PG_GETARG_POINTER(2);
+	int			varRelid = PG_GETARG_INT32(3);
+	VariableStatData vardata;
+	Node	   *other;
+	bool		varonleft;
+	bool		isdefault;
+	double		ndistinct,
+				members,
+				sel;
+	bf_filter	f;
+	bf_fill_stats fill;
+	Const	   *c;
+
+	if (!get_restriction_variable(root, args, varRelid,
+								  &vardata, &other, &varonleft))
+		PG_RETURN_FLOAT8(DEFAULT_SELECTIVITY);
+	if (!IsA(other, Const) || ((Const *) other)->constisnull)
+	{
+		ReleaseVariableStats(vardata);
+		PG_RETURN_FLOAT8(DEFAULT_SELECTIVITY);
+	}
+	c = (Const *) other;
+	ndistinct = get_variable_numdistinct(&vardata, &isdefault);
+	ReleaseVariableStats(vardata);
+
+	bloomfilter_open(pg_detoast_datum((struct varlena *) DatumGetPointer(c->constvalue)),
+					 &f);
+	bf_fill(&f, &fill, bloomfilter_yield, NULL);
+	if (!(ndistinct >= 1) || isnan(fill.estimated_items))
+		PG_RETURN_FLOAT8(DEFAULT_SELECTIVITY);
+	members = Min(fill.estimated_items, ndistinct);
+	sel = (members + fill.fpr * (ndistinct - members)) / ndistinct;
+	CLAMP_PROBABILITY(sel);
+	PG_RETURN_FLOAT8(sel);
+}
