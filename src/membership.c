@@ -155,24 +155,36 @@ contains_array(FunctionCallInfo fcinfo, bool all)
 	ArrayIterator it;
 	Datum		value;
 	bool		isnull,
+				more = true,
 				saw_null = false,
 				decided = false;
+	bf_hash		batch[FILTERBUF_PENDING];
+	int			nbatch,
+				i;
 	uint32		n = 0;
 
 	if (cc->elem.type != ARR_ELEMTYPE(arr))
 		element_hasher_init_checked(fcinfo, &cc->elem, ARR_ELEMTYPE(arr), 0);
 	it = array_create_iterator(arr, 0, NULL);
-	while (array_iterate(it, &value, &isnull))
+	while (more && !decided)
 	{
-		if (isnull)
-			saw_null = true;
-		else if (bf_contains(f, element_hash(&cc->elem, value, f->seed)) != all)
+		/* hash a batch and prefetch its cache lines, then test them */
+		for (nbatch = 0; nbatch < FILTERBUF_PENDING;)
 		{
-			decided = true;
-			break;
+			if (!(more = array_iterate(it, &value, &isnull)))
+				break;
+			if (isnull)
+				saw_null = true;
+			else
+			{
+				batch[nbatch] = element_hash(&cc->elem, value, f->seed);
+				bf_prefetch(f, batch[nbatch++]);
+			}
+			if (++n % CANCEL_INTERVAL == 0)
+				CHECK_FOR_INTERRUPTS();
 		}
-		if (++n % CANCEL_INTERVAL == 0)
-			CHECK_FOR_INTERRUPTS();
+		for (i = 0; i < nbatch && !decided; i++)
+			decided = bf_contains(f, batch[i]) != all;
 	}
 	array_free_iterator(it);
 	if (decided)
