@@ -221,7 +221,7 @@ CREATE TABLE scalable_copied (LIKE scalable_f);
 \copy scalable_copied FROM 'results/variant_scalable_copy.bin' WITH (FORMAT binary)
 SELECT c.whole::bytea = f.whole::bytea AND c.a::bytea = f.a::bytea AND c.small_ab::bytea = f.small_ab::bytea AS binary_copy_round_trip
 FROM scalable_copied AS c, scalable_f AS f;
--- the documented bytes (doc/storage/scalable.md): n0 = 1 at 10 %, seed 0,
+-- the documented bytes (STORAGE.md section 12): n0 = 1 at 10 %, seed 0,
 -- after 'hello' (stage 0 full) and 42 (a second stage)
 SELECT encode((bloomfilter_create(1, 0.1, 'scalable') || 'hello'::text)::bytea, 'hex');
 SELECT encode((bloomfilter_create(1, 0.1, 'scalable') || 'hello'::text || 42)::bytea, 'hex');

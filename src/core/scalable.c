@@ -20,7 +20,7 @@
  * chains of 7 to 8 stages and is never more than 0.9 bits per item (5 %)
  * above the cheaper of 0.8 and 0.9 for any chain of 1 to 12 stages; 0.8
  * is up to 1.6 bits above 0.9 for long chains and 0.9 up to 2.1 bits above
- * 0.8 for short ones (doc/storage/scalable.md has the table).
+ * 0.8 for short ones (STORAGE.md section 12 has the table).
  *
  * Each stage is a blocked filter (blocked.c: 512-bit blocks, block from
  * the high half of the hash, positions from an LCG seeded with the low

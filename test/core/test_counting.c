@@ -1614,7 +1614,7 @@ test_yield(void)
 }
 
 /*
- * The worked example of the documentation (doc/storage/counting.md): 20
+ * The worked example of the documentation (STORAGE.md section 11): 20
  * counters, 3 hashes, seed 0, 'hello' twice and the integer 42, then one
  * 'hello' removed, byte for byte.
  */

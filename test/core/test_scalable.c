@@ -991,7 +991,7 @@ test_limits(void)
 	check_group_end();
 }
 
-/* The worked example of doc/storage/scalable.md, byte for byte */
+/* The worked example of STORAGE.md section 12, byte for byte */
 static void
 test_worked_example(void)
 {
@@ -1011,7 +1011,7 @@ test_worked_example(void)
 	size_t		i;
 	unsigned	v;
 
-	check_group("the worked example of doc/storage/scalable.md");
+	check_group("the worked example of STORAGE.md section 12");
 	for (i = 0; i < sizeof(want); i++)
 	{
 		sscanf(hex + 2 * i, "%2x", &v);
