@@ -65,6 +65,7 @@ bloomfilter_out(PG_FUNCTION_ARGS)
 {
 	BloomFilter *bf = PG_GETARG_BLOOMFILTER_P(0);
 	Size		len = VARSIZE(bf) - VARHDRSZ;
+	Size		enclen;
 	char	   *out;
 	int			n;
 
@@ -75,9 +76,10 @@ bloomfilter_out(PG_FUNCTION_ARGS)
 				 errdetail("The filter holds %zu bytes; the text form holds at most %zu.",
 						   len, MAX_TEXT_BYTES),
 				 errhint("Use binary COPY, or cast the filter to bytea.")));
-	out = palloc(pg_b64_enc_len((int) len) + 1);
-	n = pg_b64_encode((const char *) bf->data, (int) len, out,
-					  pg_b64_enc_len((int) len));
+	/* pg_b64_enc_len computes in int and overflows past 512 MB: do it here */
+	enclen = (len + 2) / 3 * 4;
+	out = palloc(enclen + 1);
+	n = pg_b64_encode((const char *) bf->data, (int) len, out, (int) enclen);
 	if (n < 0)
 		elog(ERROR, "could not encode bloomfilter as base64");
 	out[n] = '\0';
