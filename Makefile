@@ -5,10 +5,14 @@
 #   make install     install into the PostgreSQL 15 found through PG_CONFIG
 #   make installcheck  pg_regress against a running server (PG* environment variables)
 #   make check-core  core unit tests (test/core/*.c), plain and under ASan+UBSan
-#   make test        deps, build, check-core, install, then pg_regress and test/sql/*.sh
-#                    inside one throwaway cluster (pg_virtualenv); what .ci/run calls
+#   make test        deps, build, check-core, a short fuzz pass, install, then pg_regress and
+#                    test/sql/*.sh inside one throwaway cluster (pg_virtualenv); what .ci/run calls
 #   make demo        deps, build, install, then scripts/demo.sql in a throwaway cluster
-#   make bench       benchmarks (placeholder)
+#   make bench       deps, build, install, then the benchmarks of SPEC section 6 (SQL ratios in a
+#                    throwaway cluster, core micro-benchmarks); report in build/bench-report.txt
+#   make fuzz        libFuzzer targets of the core (test/fuzz/), FUZZ_SECONDS (default 300) each;
+#                    crashing inputs are kept in test/fuzz/regressions/
+#   make fuzz-corpus regenerate the seed corpus test/fuzz/corpus/ with test/fuzz/make_corpus.c
 
 PG_MAJOR ?= 15
 # /usr/bin/pg_config on Debian follows the newest installed server; pin the one we target.
@@ -53,6 +57,49 @@ endif
 
 $(OBJS) $(OBJS:.o=.bc): $(BF_HEADERS)
 
+# bloomtool (src/bloomtool/, doc/bloomtool.md) and the core as a static library for other
+# programs, both compiled apart from the extension as plain C99.  PGXS builds a PROGRAM only
+# without MODULE_big, hence the explicit rules.  make install puts them in pg_config's bindir,
+# pkglibdir and includedir-server/extension/bloomfilter/.
+BLOOMTOOL = build/bin/bloomtool
+BF_CORE_LIB = build/lib/libbloomfilter.a
+BF_CORE_LIB_OBJS = $(patsubst src/core/%.c,build/lib/obj/%.o,$(sort $(wildcard src/core/*.c)))
+BF_TOOL_CFLAGS = -std=c99 -O2 -Wall -Wextra -fPIC
+BF_VERSION := $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" bloomfilter.control)
+
+all: $(BLOOMTOOL) $(BF_CORE_LIB)
+
+build/lib/obj/%.o: src/core/%.c $(wildcard src/core/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(BF_TOOL_CFLAGS) -c $< -o $@
+
+$(BF_CORE_LIB): $(BF_CORE_LIB_OBJS)
+	rm -f $@
+	$(AR) crs $@ $^
+
+$(BLOOMTOOL): src/bloomtool/bloomtool.c src/core/bf.h $(BF_CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(BF_TOOL_CFLAGS) -Isrc/core -DBLOOMTOOL_VERSION='"$(BF_VERSION)"' \
+		$< $(BF_CORE_LIB) -lxxhash -lm -o $@
+
+ifneq ($(PGXS),)
+.PHONY: install-bloomtool uninstall-bloomtool
+install: install-bloomtool
+uninstall: uninstall-bloomtool
+
+BF_INCLUDEDIR = $(includedir_server)/extension/bloomfilter
+
+install-bloomtool: $(BLOOMTOOL) $(BF_CORE_LIB)
+	$(MKDIR_P) '$(DESTDIR)$(bindir)' '$(DESTDIR)$(pkglibdir)' '$(DESTDIR)$(BF_INCLUDEDIR)'
+	$(INSTALL_PROGRAM) $(BLOOMTOOL) '$(DESTDIR)$(bindir)/bloomtool'
+	$(INSTALL_STLIB) $(BF_CORE_LIB) '$(DESTDIR)$(pkglibdir)/libbloomfilter.a'
+	$(INSTALL_DATA) src/core/bf.h '$(DESTDIR)$(BF_INCLUDEDIR)/bf.h'
+
+uninstall-bloomtool:
+	rm -f '$(DESTDIR)$(bindir)/bloomtool' '$(DESTDIR)$(pkglibdir)/libbloomfilter.a' \
+		'$(DESTDIR)$(BF_INCLUDEDIR)/bf.h'
+endif
+
 # The targets below are shell scripts under scripts/.  PG_CONFIG is passed on only when the
 # user chose it: the default is resolved again once deps.sh has installed PostgreSQL.  "+"
 # hands make's jobserver to the scripts that run make themselves.
@@ -74,4 +121,15 @@ demo:
 	+@$(BF_ENV) bash scripts/demo.sh
 
 bench:
-	@echo "make bench: not implemented yet"
+	+@$(BF_ENV) bash scripts/bench.sh
+
+# libFuzzer (scripts/fuzz.sh); make test runs a short pass of the same targets
+FUZZ_SECONDS ?= 300
+
+.PHONY: fuzz fuzz-corpus
+
+fuzz:
+	@$(BF_ENV) FUZZ_SECONDS="$(FUZZ_SECONDS)" bash scripts/fuzz.sh run
+
+fuzz-corpus:
+	@$(BF_ENV) bash scripts/fuzz.sh corpus

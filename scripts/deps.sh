@@ -36,6 +36,14 @@ check() {
 	# the independent STORAGE.md reader (test/reader) hashes with Debian's Python xxhash
 	[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import xxhash' 2>/dev/null ||
 		need python3-xxhash "Python xxhash module for /usr/bin/python3"
+	# test/sql: pg_dump, pg_restore and pgbench (dump_restore.sh, concurrency.sh) and sqlsmith
+	[ -x "$pgbin/pg_dump" ] && [ -x "$pgbin/pg_restore" ] && [ -x "$pgbin/pgbench" ] ||
+		need "postgresql-client-$PG_MAJOR" "PostgreSQL $PG_MAJOR client tools pg_dump, pg_restore, pgbench"
+	command -v sqlsmith >/dev/null || need sqlsmith "SQL fuzzer sqlsmith (test/sql/sqlsmith.sh)"
+	# the libFuzzer targets of the core (make fuzz, and a short pass in make test)
+	command -v clang >/dev/null || need clang "C compiler clang (libFuzzer builds)"
+	compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null ||
+		need libclang-rt-14-dev "libFuzzer runtime of clang 14 (libclang_rt.fuzzer)"
 	return 0
 }
 

@@ -212,6 +212,9 @@ FROM (VALUES ('blocked'), ('classic')) a(v) ORDER BY v;
 --   ids 5, 6: small plain filters, like 1 and 2.
 --
 CREATE TABLE member_cache (id int PRIMARY KEY, n int, f bloomfilter);
+-- the type stores filters uncompressed (STORAGE external); ask for
+-- compression here so that the compressed paths are exercised too
+ALTER TABLE member_cache ALTER COLUMN f SET STORAGE EXTENDED;
 INSERT INTO member_cache
 SELECT id, n, bloomfilter_add_all(bloomfilter_create(cap, 0.01, v, id),
                                  ARRAY(SELECT md5(i::text) FROM generate_series(1, n) i
@@ -229,7 +232,8 @@ FROM member_cache c ORDER BY c.id;
 SELECT pg_relation_size(reltoastrelid) > 0 AS some_are_toasted
 FROM pg_class WHERE relname = 'member_cache';
 -- (ids 3 and 4 in a table of their own: nothing goes out of line)
-CREATE TABLE member_inline AS SELECT * FROM member_cache WHERE id IN (3, 4);
+CREATE TABLE member_inline (LIKE member_cache INCLUDING STORAGE);
+INSERT INTO member_inline SELECT * FROM member_cache WHERE id IN (3, 4);
 SELECT pg_relation_size(reltoastrelid) = 0 AS inline_only,
        (SELECT bool_and(pg_column_size(f) < 2000) FROM member_inline) AS small_when_compressed
 FROM pg_class WHERE relname = 'member_inline';

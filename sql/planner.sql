@@ -54,3 +54,19 @@ FROM planner_rows('SELECT url FROM planner_urls WHERE (SELECT f FROM planner_fil
 RESET max_parallel_workers_per_gather;
 DROP FUNCTION planner_rows(text);
 DROP TABLE planner_urls, planner_filters;
+
+-- filters in the column and a constant element: nothing to estimate from,
+-- so the default; the query itself must plan and answer
+CREATE TABLE planner_column_filters AS
+SELECT i AS id, bloomfilter_add_all(bloomfilter_create(100), ARRAY['item ' || i]) AS f
+FROM generate_series(1, 50) AS i;
+CREATE TABLE planner_int_filters AS
+SELECT i AS id, bloomfilter_add_all(bloomfilter_create(100), ARRAY[i]) AS f
+FROM generate_series(1, 50) AS i;
+ANALYZE planner_column_filters;
+ANALYZE planner_int_filters;
+SELECT id FROM planner_column_filters WHERE f @> 'item 5'::text;
+SELECT id FROM planner_column_filters WHERE 'item 5'::text <@ f;
+SELECT id FROM planner_int_filters WHERE f @> 7;
+EXPLAIN (COSTS OFF) SELECT id FROM planner_int_filters WHERE f @> 54;
+DROP TABLE planner_column_filters, planner_int_filters;

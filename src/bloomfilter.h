@@ -156,6 +156,9 @@ extern void filterbuf_add_deferred(FilterBuf *fb, bf_hash h);
 extern void filterbuf_flush(FilterBuf *fb);
 extern void filterbuf_merge(FilterBuf *fb, const bf_filter *src,
 							bool intersect);
+extern void filterbuf_fail(const bf_filter *view, bf_status st,
+						   bool intersect) pg_attribute_noreturn();
+extern Size bloomfilter_checked_size(const bf_filter *view, uint64 bytes);
 
 /* agg_state.c */
 extern BloomState *bloom_state_create(MemoryContext parent,

@@ -72,8 +72,8 @@ filterbuf_free(FilterBuf *fb)
 }
 
 /* Bytes a grown filter needs, refused past what one value holds */
-static Size
-grown_size(const bf_filter *view, uint64 bytes)
+Size
+bloomfilter_checked_size(const bf_filter *view, uint64 bytes)
 {
 	if (bytes == 0)
 		ereport(ERROR,
@@ -111,7 +111,7 @@ filterbuf_add(FilterBuf *fb, bf_hash h)
 		FilterBuf	next;
 
 		filterbuf_alloc(&next, fb->mcxt,
-						grown_size(&fb->view, bf_grow_bytes(&fb->view)),
+						bloomfilter_checked_size(&fb->view, bf_grow_bytes(&fb->view)),
 						fb->aligned);
 		bf_grow(&fb->view, VARDATA(next.flat));
 		replace(fb, &next);
@@ -176,7 +176,7 @@ filterbuf_merge(FilterBuf *fb, const bf_filter *src, bool intersect)
 	{
 		FilterBuf	next;
 
-		filterbuf_alloc(&next, fb->mcxt, grown_size(&fb->view, need),
+		filterbuf_alloc(&next, fb->mcxt, bloomfilter_checked_size(&fb->view, need),
 						fb->aligned);
 		st = bf_union_into(&fb->view, src, VARDATA(next.flat),
 						   bloomfilter_yield, NULL);
@@ -189,15 +189,21 @@ filterbuf_merge(FilterBuf *fb, const bf_filter *src, bool intersect)
 		st = bf_intersect(&fb->view, src, bloomfilter_yield, NULL);
 	else
 		st = bf_union(&fb->view, src, bloomfilter_yield, NULL);
+	if (st != BF_OK)
+		filterbuf_fail(&fb->view, st, intersect);
+}
+
+/* Reports a merge the core refused */
+void
+filterbuf_fail(const bf_filter *view, bf_status st, bool intersect)
+{
 	if (st == BF_E_UNSUPPORTED)
-		bloomfilter_unsupported(&fb->view,
-								intersect ? "intersection" : "union",
+		bloomfilter_unsupported(view, intersect ? "intersection" : "union",
 								"Intersection is offered by blocked, classic and counting filters, and by scalable filters of a single stage.");
 	if (st == BF_E_TOO_LARGE)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("bloomfilter union would need more stages than the format allows"),
 				 errhint("Split the set across several filters, or plan the filters for more items.")));
-	if (st != BF_OK)
-		elog(ERROR, "could not merge bloomfilters: %s", bf_status_message(st));
+	elog(ERROR, "could not merge bloomfilters: %s", bf_status_message(st));
 }

@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "nodes/nodeFuncs.h"
+#include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 
 PG_FUNCTION_INFO_V1(bloomfilter_contsel);
@@ -28,6 +29,7 @@ Datum
 bloomfilter_contsel(PG_FUNCTION_ARGS)
 {
 	PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
+	Oid			operator = PG_GETARG_OID(1);
 	List	   *args = (List *) PG_GETARG_POINTER(2);
 	int			varRelid = PG_GETARG_INT32(3);
 	VariableStatData vardata;
@@ -40,11 +42,26 @@ bloomfilter_contsel(PG_FUNCTION_ARGS)
 	bf_filter	f;
 	bf_fill_stats fill;
 	Const	   *c;
+	Oid			left,
+				right;
+	char	   *name;
+	bool		filter_on_left;
 
 	if (!get_restriction_variable(root, args, varRelid,
 								  &vardata, &other, &varonleft))
 		PG_RETURN_FLOAT8(DEFAULT_SELECTIVITY);
-	if (!IsA(other, Const) || ((Const *) other)->constisnull)
+
+	/*
+	 * Only "filter constant @> element column" (or its commutator) can be
+	 * estimated: when the column holds the filters, the constant is an
+	 * element, and nothing is known about the filters.
+	 */
+	op_input_types(operator, &left, &right);
+	name = get_opname(operator);
+	filter_on_left = name && strcmp(name, "@>") == 0;
+	if (!IsA(other, Const) || ((Const *) other)->constisnull ||
+		varonleft == filter_on_left ||
+		exprType(other) != (filter_on_left ? left : right))
 	{
 		ReleaseVariableStats(vardata);
 		PG_RETURN_FLOAT8(DEFAULT_SELECTIVITY);

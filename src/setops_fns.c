@@ -13,16 +13,35 @@ PG_FUNCTION_INFO_V1(bloomfilter_ne);
 PG_FUNCTION_INFO_V1(bloomfilter_is_compatible);
 PG_FUNCTION_INFO_V1(bloomfilter_hash);
 
-/* A copy of argument 0 merged with argument 1; neither input changes */
+/*
+ * Argument 0 merged with argument 1, in new bytes; neither input changes.
+ * A union that needs more room than argument 0 (growing variants) is
+ * sized and checked against the 1 GB limit before anything is copied.
+ */
 static struct varlena *
 merge(FunctionCallInfo fcinfo, bool intersect)
 {
 	FilterBuf	fb;
-	bf_filter	vb;
+	bf_filter	va,
+				vb;
+	BloomFilter *a = bloomfilter_getarg(fcinfo, 0, &va);
 
-	filterbuf_copy(&fb, CurrentMemoryContext,
-				   (struct varlena *) PG_GETARG_BLOOMFILTER_P(0), false);
 	bloomfilter_getarg(fcinfo, 1, &vb);
+	bloomfilter_check_compatible(&va, &vb);
+	if (!intersect &&
+		bf_union_bytes(&va, &vb) != BF_HEADER_SIZE + va.payload_bytes)
+	{
+		bf_status	st;
+
+		filterbuf_alloc(&fb, CurrentMemoryContext,
+						bloomfilter_checked_size(&va, bf_union_bytes(&va, &vb)),
+						false);
+		st = bf_union_into(&va, &vb, VARDATA(fb.flat), bloomfilter_yield, NULL);
+		if (st != BF_OK)
+			filterbuf_fail(&va, st, false);
+		return fb.flat;
+	}
+	filterbuf_copy(&fb, CurrentMemoryContext, (struct varlena *) a, false);
 	filterbuf_merge(&fb, &vb, intersect);
 	return fb.flat;
 }

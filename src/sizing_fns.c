@@ -51,19 +51,15 @@ check_hashes(int32 hashes)
 
 /* A filter too large for one value: say how large, and what to do */
 static void
-report_too_large(bf_variant variant, int64 items, double fpr)
+report_too_large(bf_variant variant, int64 items, double fpr,
+				 const bf_params *params)
 {
-	uint64		bits;
-	uint32		hashes;
-
-	if (bf_optimal_bits(variant, (double) items, fpr, &bits, &hashes) != BF_OK)
-		bloomfilter_report(BF_E_TOO_LARGE);
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 errmsg("bloomfilter would exceed the 1 GB limit of one value"),
 			 errdetail("A %s filter for " INT64_FORMAT " items at rate %g needs " UINT64_FORMAT " bytes.",
 					   bf_variant_name(variant), items, fpr,
-					   bf_size_bytes(variant, bits, hashes)),
+					   (uint64) BF_HEADER_SIZE + params->payload_bytes),
 			 errhint("Split the set across several filters, for example one per day or per hash range, or accept a higher false-positive rate.")));
 }
 
@@ -77,8 +73,8 @@ bloomfilter_plan_sized(bf_variant variant, int64 items, double fpr,
 	check_items("expected_items", items, false);
 	check_rate(fpr);
 	st = bf_plan(variant, (uint64) items, fpr, (uint64) seed, params);
-	if (st == BF_E_TOO_LARGE)
-		report_too_large(variant, items, fpr);
+	if (st == BF_E_TOO_LARGE && params->payload_bytes > 0)
+		report_too_large(variant, items, fpr, params);
 	if (st != BF_OK)
 		bloomfilter_report(st);
 }

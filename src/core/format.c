@@ -38,6 +38,8 @@ bf_plan(bf_variant variant, uint64_t items, double fpr, uint64_t seed,
 	params->seed = seed;
 	params->expected_items = items;
 	params->target_fpr = fpr;
+	params->param = 0;
+	params->payload_bytes = 0;	/* stays 0 if the plan fails before sizing */
 	st = ops->plan((double) items, fpr, params);
 	if (st != BF_OK)
 		return st;

@@ -1,0 +1,332 @@
+#!/usr/bin/env bash
+# scripts/bench_server.sh - the SQL half of "make bench", run by scripts/bench.sh inside a
+# throwaway cluster (pg_virtualenv sets PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE).
+# To run it against some other server, set those yourself (it creates and drops a database
+# bench_bloomfilter there):
+#     BENCH_ROWS=1000000 bash scripts/bench_server.sh
+#
+# Every figure is a ratio of two statements A and B measured alternately in this run, R
+# times, with the median of the per-pair ratios beside its target.  Timing never fails the
+# run: it exits non-zero only when something broke (an error, or a parallel build whose
+# bytes differ from the serial one).
+#
+# Environment (optional):
+#   BENCH_ROWS          rows of the URL table (default 10000000)
+#   BENCH_REPEAT        pairs per comparison (default 5)
+#   BENCH_LOOP_SECONDS  most seconds one single-add PL/pgSQL loop may take (default 20)
+#   BENCH_REPORT        file the report is appended to as well
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$BF_ROOT"
+
+ROWS=${BENCH_ROWS:-10000000}
+REPEAT=${BENCH_REPEAT:-5}
+LOOP_SECONDS=${BENCH_LOOP_SECONDS:-20}
+DB=bench_bloomfilter
+[[ $ROWS =~ ^[0-9]+$ ]] && [ "$ROWS" -ge 10000 ] || bf_die "BENCH_ROWS must be a number >= 10000 (got '$ROWS')"
+[[ $REPEAT =~ ^[0-9]+$ ]] && [ "$REPEAT" -ge 1 ] || bf_die "BENCH_REPEAT must be a number >= 1 (got '$REPEAT')"
+
+# Serial comparisons: no parallel workers, no JIT (its compile time would land on one side)
+export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning -c jit=off -c max_parallel_workers_per_gather=0"
+PARALLEL="max_parallel_workers_per_gather=2,parallel_setup_cost=0,parallel_tuple_cost=0,min_parallel_table_scan_size=0,parallel_leader_participation=on"
+
+failures=0
+declare -a summary=()
+errf=$(mktemp -t bench-psql-err.XXXXXX)
+trap 'rm -f "$errf"' EXIT
+
+psql_db() { psql -X -q -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -d "$DB" "$@"; }
+psql_at() { psql_db -At -F '|' "$@"; }
+
+now() { date +%s.%N; }
+secs_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+heading() { printf '\n== %s\n' "$*"; }
+
+# An error of psql: "skipped" when the extension lacks what the step needs (an undefined
+# function or object, a feature not supported), otherwise a failure of the run.
+# what, then psql's stderr
+report_error() {
+	local what=$1 err=$2 code
+	code=$(sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\): .*/\1/p' <<<"$err" | head -1)
+	case $code in
+	42883 | 42704 | 0A000)
+		echo "  skipped: $(sed -n 's/^ERROR:  [0-9A-Z]\{5\}: //p' <<<"$err" | head -1)"
+		summary+=("$(printf '%-40s skipped (the extension lacks it)' "$what")")
+		;;
+	*)
+		echo "  ERROR in $what:"
+		sed 's/^/    /' <<<"$err"
+		summary+=("$(printf '%-40s ERROR' "$what")")
+		failures=$((failures + 1))
+		;;
+	esac
+}
+
+# verdict RATIO OP TARGET
+verdict() {
+	awk -v r="$1" -v op="$2" -v t="$3" 'BEGIN {
+		ok = (op == "<") ? (r < t) : (r <= t)
+		print ok ? "meets target" : "above target" }'
+}
+
+# compare NAME OP TARGET QUERY_A QUERY_B [SETTINGS_A [SETTINGS_B]]
+# prints the two statements and one result line, adds a line to the summary, and sets
+# CMP_A_MS CMP_B_MS CMP_RATIO CMP_A_WORKERS CMP_B_WORKERS.  With CMP_ROWS set (both
+# statements scan that many rows), also prints (A - B) per row.
+compare() {
+	local name=$1 op=$2 target=$3 qa=$4 qb=$5 sa=${6:-} sb=${7:-}
+	local out err t0 v
+	CMP_RATIO=
+	echo
+	echo "$name"
+	echo "  A: $qa${sa:+   [with $sa]}"
+	echo "  B: $qb${sb:+   [with $sb]}"
+	t0=$(now)
+	if ! out=$(psql_at -v name="$name" -v qa="$qa" -v qb="$qb" -v sa="$sa" -v sb="$sb" \
+		-v reps="$REPEAT" 2>"$errf" <<'SQL'
+SELECT round(a_ms::numeric, 1), round(b_ms::numeric, 1), round(ratio::numeric, 3),
+       a_workers, b_workers
+FROM bench.compare(:'name', :'qa', :'qb', :reps, :'sa', :'sb');
+SQL
+	); then
+		err=$(cat "$errf")
+		report_error "$name" "$err"
+		return 1
+	fi
+	IFS='|' read -r CMP_A_MS CMP_B_MS CMP_RATIO CMP_A_WORKERS CMP_B_WORKERS <<<"$out"
+	v=$(verdict "$CMP_RATIO" "$op" "$target")
+	printf '  A %s ms, B %s ms (medians of %d); A/B = %s (median of %d pairs); target %s %s: %s   (workers launched: A %s, B %s; %s s)\n' \
+		"$CMP_A_MS" "$CMP_B_MS" "$REPEAT" "$CMP_RATIO" "$REPEAT" "$op" "$target" "$v" \
+		"$CMP_A_WORKERS" "$CMP_B_WORKERS" "$(secs_since "$t0")"
+	if [ -n "${CMP_ROWS:-}" ]; then
+		awk -v a="$CMP_A_MS" -v b="$CMP_B_MS" -v n="$CMP_ROWS" \
+			'BEGIN { printf "  (A - B) / rows = %.1f ns per row\n", (a - b) * 1e6 / n }'
+	fi
+	summary+=("$(printf '%-40s %10s %10s %7s   %-2s %-8s  %s' "$name" "$CMP_A_MS" "$CMP_B_MS" \
+		"$CMP_RATIO" "$op" "$target" "$v")")
+}
+
+# step DESCRIPTION SQL...: runs the statements (psql -c each, unaligned output, printed
+# indented) and says how long they took
+step() {
+	local what=$1 out t0 s args=()
+	shift
+	t0=$(now)
+	for s in "$@"; do args+=(-c "$s"); done
+	if ! out=$(psql_at "${args[@]}" 2>"$errf"); then
+		report_error "$what" "$(cat "$errf")"
+		return 1
+	fi
+	[ -z "$out" ] || sed 's/^/  /' <<<"$out"
+	echo "  ($what: $(secs_since "$t0") s)"
+}
+
+# table DESCRIPTION QUERY: prints the result as an aligned table, indented
+table() {
+	local what=$1 out
+	if ! out=$(psql_db -P footer=off -c "$2" 2>"$errf"); then
+		report_error "$what" "$(cat "$errf")"
+		return 1
+	fi
+	sed 's/^/  /' <<<"$out"
+}
+
+main() {
+	local t_all t0 N=$ROWS have_hll=0
+	t_all=$(now)
+	if [ -n "${BENCH_STARTED:-}" ]; then touch "$BENCH_STARTED"; fi
+
+	heading "Set-up: $N generated URLs"
+	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+	psql_db -c "CREATE EXTENSION bloomfilter" -c "CREATE EXTENSION pg_prewarm" -f scripts/bench_setup.sql
+	if [ "$(psql_at -d "$DB" -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'hll'")" = 1 ]; then
+		psql_db -c "CREATE EXTENSION hll" && have_hll=1
+	fi
+	echo "  server: $(psql_at -c 'SELECT version()')"
+	echo "  shared_buffers $(psql_at -c 'SHOW shared_buffers'), jit $(psql_at -c 'SHOW jit'), max_parallel_workers_per_gather $(psql_at -c 'SHOW max_parallel_workers_per_gather') (serial comparisons)"
+
+	# Two sessions fill the table, one half each (this machine has two cores); the table is
+	# unlogged, so that neither the load nor the runs wait on WAL or checkpoints.
+	t0=$(now)
+	psql_db -c "CREATE UNLOGGED TABLE urls (url text NOT NULL)"
+	local half=$((N / 2)) pids=() pid rc=0
+	psql_db -c "INSERT INTO urls SELECT bench.url(i) FROM generate_series(1, $half) AS i" &
+	pids+=($!)
+	psql_db -c "INSERT INTO urls SELECT bench.url(i) FROM generate_series($half + 1, $N) AS i" &
+	pids+=($!)
+	for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+	[ $rc = 0 ] || bf_die "could not fill the table urls"
+	echo "  INSERT of $N rows, two sessions: $(secs_since "$t0") s"
+	step "VACUUM (FREEZE, ANALYZE)" "VACUUM (FREEZE, ANALYZE) urls"
+	step "pg_prewarm and a first scan" \
+		"SELECT format('pg_prewarm: %s blocks of urls read into shared buffers', pg_prewarm('urls'))" \
+		"SELECT format('table urls: %s rows, %s bytes per URL on average, %s (unlogged)', count(url),
+		        round(avg(octet_length(url)), 1), pg_size_pretty(pg_table_size('urls'))) FROM urls"
+	psql_at -c "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) SELECT count(url) FROM urls" |
+		grep -m1 'Buffers:' | sed 's/^ */  a scan of urls after warming: /; s/$/ (no reads: all in shared buffers)/; /read=/s/ (no reads.*//'
+
+	heading "Stored filters (table bench_filters; the default storage of the type)"
+	local n1 n100 tenth=$((N / 10))
+	n1=$(psql_at -c "SELECT bench.items_for_bytes(1024 * 1024)")
+	n100=$(psql_at -c "SELECT bench.items_for_bytes(100 * 1024 * 1024)")
+	echo "  1 MB blocked filter at 1 %: sized for $n1 items; 100 MB: for $n100 items"
+	step "building the stored filters" \
+		"CREATE UNLOGGED TABLE bench_filters (id int PRIMARY KEY, what text, f bloomfilter)" \
+		"INSERT INTO bench_filters SELECT 1, 'all $N URLs, sized for $N', bloomfilter_agg(url, $N, 0.01) FROM urls" \
+		"INSERT INTO bench_filters SELECT 2, 'all $N URLs, 1 MB (sized for $n1)', bloomfilter_agg(url, $n1, 0.01) FROM urls" \
+		"INSERT INTO bench_filters SELECT 3, 'all $N URLs, 100 MB (sized for $n100)', bloomfilter_agg(url, $n100, 0.01) FROM urls" \
+		"INSERT INTO bench_filters SELECT 4, '1000000 other URLs, 100 MB (sized for $n100)', bloomfilter_agg(bench.url(i), $n100, 0.01) FROM generate_series($N + 1, $N + 1000000) AS i" \
+		"INSERT INTO bench_filters SELECT 5, 'URLs 1..$tenth, sized for $tenth', bloomfilter_agg(bench.url(i), $tenth, 0.01) FROM generate_series(1, $tenth) AS i" \
+		"VACUUM ANALYZE bench_filters" \
+		"SELECT format('pg_prewarm: %s + %s blocks of bench_filters and its TOAST table', pg_prewarm('bench_filters'), pg_prewarm(reltoastrelid)) FROM pg_class WHERE relname = 'bench_filters'"
+	table "stored filters" "SELECT id, what, octet_length(f::bytea) AS bytes, pg_column_size(f) AS stored_bytes,
+		        CASE WHEN pg_column_size(f) < octet_length(f::bytea) THEN 'compressed (pglz)' ELSE 'not compressed' END AS toast
+		 FROM bench_filters ORDER BY id"
+	echo "  (storage of the type: $(psql_at -c "SELECT CASE typstorage WHEN 'x' THEN 'extended: a filter that compresses is stored compressed, and a query decompresses it' WHEN 'e' THEN 'external: out of line, never compressed' WHEN 'm' THEN 'main' ELSE 'plain' END FROM pg_type WHERE typname = 'bloomfilter'"))"
+
+	heading "Comparisons (each: $REPEAT pairs, alternating AB / BA after one warm-up of each)"
+	echo "  times: clock_timestamp() around EXECUTE of the statement in a PL/pgSQL function in the"
+	echo "  server (planning included, nothing sent to the client); ratio = median of per-pair A/B"
+
+	local build_a="SELECT x IS NOT NULL FROM (SELECT bloomfilter_agg(url, $N, 0.01) AS x FROM urls) s"
+	CMP_ROWS=$N compare "build: agg vs count(url)" "<=" 1.3 "$build_a" \
+		"SELECT x IS NOT NULL FROM (SELECT count(url) AS x FROM urls) s" || true
+
+	if [ $have_hll = 1 ]; then
+		CMP_ROWS=$N compare "build: agg vs hll_add_agg" "<" 1.0 "$build_a" \
+			"SELECT x IS NOT NULL FROM (SELECT hll_add_agg(hll_hash_text(url)) AS x FROM urls) s" || true
+	else
+		echo
+		echo "build: agg vs hll_add_agg"
+		echo "  skipped: extension hll (Debian package postgresql-$PG_MAJOR-hll) is not installed"
+		summary+=("$(printf '%-40s skipped (hll not installed)' "build: agg vs hll_add_agg")")
+	fi
+
+	CMP_ROWS=$N compare "probe: f @> url vs url <> ''" "<=" 1.3 \
+		"SELECT count(*) FROM urls WHERE (SELECT f FROM bench_filters WHERE id = 1) @> url" \
+		"SELECT count(*) FROM urls WHERE url <> ''" || true
+
+	CMP_ROWS=$N compare "probe: stored 100 MB vs 1 MB filter" "<=" 2 \
+		"SELECT count(*) FROM urls WHERE (SELECT f FROM bench_filters WHERE id = 3) @> url" \
+		"SELECT count(*) FROM urls WHERE (SELECT f FROM bench_filters WHERE id = 2) @> url" || true
+
+	local d100 d1
+	if d100=$(psql_at -c "SELECT round(bench.median_ms('SELECT octet_length(f::bytea || ''\\x''::bytea) FROM bench_filters WHERE id = 3', $REPEAT)::numeric, 1)") &&
+		d1=$(psql_at -c "SELECT round(bench.median_ms('SELECT octet_length(f::bytea || ''\\x''::bytea) FROM bench_filters WHERE id = 2', $REPEAT)::numeric, 1)"); then
+		echo "  for reference, fetching (detoasting) and copying the stored filter once, f::bytea || '\\x':"
+		echo "  100 MB: $d100 ms, 1 MB: $d1 ms (medians of $REPEAT)"
+	fi
+
+	compare "union of two 100 MB vs bytes concat" "<=" 2 \
+		"SELECT octet_length((a.f | b.f)::bytea) FROM bench_filters a, bench_filters b WHERE a.id = 3 AND b.id = 4" \
+		"SELECT octet_length(a.f::bytea || b.f::bytea) FROM bench_filters a, bench_filters b WHERE a.id = 3 AND b.id = 4" || true
+
+	if compare "parallel build (2 workers) vs serial" "<" 1.0 "$build_a" "$build_a" "$PARALLEL" ""; then
+		[ "$CMP_A_WORKERS" -ge 1 ] ||
+			echo "  note: no parallel worker was launched for A (max_worker_processes, or a plan without Gather)"
+		local md5_serial md5_parallel md5_stored
+		md5_serial=$(psql_at -c "SELECT md5(bloomfilter_agg(url, $N, 0.01)::bytea) FROM urls")
+		md5_parallel=$(psql_at -c "SET max_parallel_workers_per_gather = 2" -c "SET parallel_setup_cost = 0" \
+			-c "SET parallel_tuple_cost = 0" -c "SET min_parallel_table_scan_size = 0" \
+			-c "SELECT md5(bloomfilter_agg(url, $N, 0.01)::bytea) FROM urls")
+		md5_stored=$(psql_at -c "SELECT md5(f::bytea) FROM bench_filters WHERE id = 1")
+		echo "  md5(f::bytea): parallel $md5_parallel, serial $md5_serial, stored (serial) $md5_stored"
+		if [ -n "$md5_serial" ] && [ "$md5_serial" = "$md5_parallel" ] && [ "$md5_serial" = "$md5_stored" ]; then
+			echo "  same bytes"
+			summary+=("$(printf '%-40s same bytes' "parallel build: bytes vs serial")")
+		else
+			echo "  DIFFERENT BYTES"
+			summary+=("$(printf '%-40s DIFFERENT BYTES' "parallel build: bytes vs serial")")
+			failures=$((failures + 1))
+		fi
+	fi
+
+	heading "Space: bits per item from bloomfilter_plan(1000000, p), against log2(1/p)"
+	table "plan" "SELECT r AS p, p.variant, p.bits, p.bytes, p.hashes, round(p.bits_per_item::numeric, 2) AS bits_per_item,
+		        round((ln(1 / r) / ln(2))::numeric, 2) AS lower_bound, round((p.bits_per_item / (ln(1 / r) / ln(2)))::numeric, 2) AS over_bound,
+		        round(p.expected_fpr::numeric, 6) AS expected_fpr, p.supports_remove, p.supports_union
+		 FROM (VALUES (0.01::float8), (0.001)) AS v(r), bloomfilter_plan(1000000, r) AS p
+		 ORDER BY r DESC, p.variant" || true
+	local bpi
+	if bpi=$(psql_at -c "SELECT round(bits_per_item::numeric, 2) FROM bloomfilter_plan(1000000, 0.01) WHERE variant = 'blocked'" 2>/dev/null) && [ -n "$bpi" ]; then
+		echo "  blocked at 1 %: $bpi bits per item; target <= 10.6: $(verdict "$bpi" "<=" 10.6)"
+		summary+=("$(printf '%-40s %10s %10s %7s   %-2s %-8s  %s' "space: blocked bits/item at 1 %" "" "" "$bpi" "<=" 10.6 "$(verdict "$bpi" "<=" 10.6)")")
+	fi
+
+	heading "Measured false-positive rate of the blocked filter: 1,000,000 items, 1,000,000 strangers"
+	local p fpr limit
+	for p in 0.01 0.001; do
+		t0=$(now)
+		if fpr=$(psql_at -c "
+			WITH f AS (SELECT bloomfilter_agg(bench.url(i), 1000000, $p) AS f FROM generate_series(1, 1000000) AS i)
+			SELECT count(*) FILTER (WHERE f.f @> bench.url(i))::float8 / count(*)
+			FROM f, generate_series($N + 1, $N + 1000000) AS i" 2>"$errf"); then
+			limit=$(awk -v p="$p" 'BEGIN { printf "%.6f", p + 3 * sqrt(p * (1 - p) / 1000000) }')
+			echo "  p = $p: measured $fpr; target <= $p (allowing 3 sigma of sampling: <= $limit): $(verdict "$fpr" "<=" "$limit")   ($(secs_since "$t0") s)"
+			summary+=("$(printf '%-40s %10s %10s %7s   %-2s %-8s  %s' "fpr: blocked, n = 1e6, p = $p" "" "" "$(printf '%.5f' "$fpr")" "<=" "$limit" "$(verdict "$fpr" "<=" "$limit")")")
+		else
+			report_error "measured fpr at $p" "$(cat "$errf")"
+		fi
+	done
+
+	heading "Adding in a loop: 10,000 single adds f := f || x in PL/pgSQL, against the fast paths"
+	echo "  PostgreSQL 15 copies the filter on every ||: PL/pgSQL updates a variable in place only"
+	echo "  for array_append/array_prepend (PostgreSQL 18 opens this to extensions through a support"
+	echo "  function).  The fast paths are bloomfilter_add_all(f, array) and the aggregate."
+	echo "  Each loop stops after $LOOP_SECONDS s (BENCH_LOOP_SECONDS); add_all and agg: medians of $REPEAT."
+	printf '  %-7s %11s %7s %9s %10s %10s %12s %10s %s\n' "filter" "bytes" "adds" "seconds" "us/add" "loop us" "add_all us" "agg us" "same filter"
+	local label items out
+	for label in "100 KB:$((100 * 1024))" "100 MB:$((100 * 1024 * 1024))"; do
+		t0=$(now)
+		items=$(psql_at -c "SELECT bench.items_for_bytes(${label#*:})")
+		if out=$(psql_at -c "SELECT bytes, adds, round(seconds::numeric, 2), round(us_per_add::numeric, 2),
+				round(loop_us::numeric, 3), round(add_all_us::numeric, 3), round(agg_us::numeric, 3),
+				coalesce(same_filter::text, 'n/a (loop stopped early)')
+				FROM bench.loop_add($items, 10000, $LOOP_SECONDS, $REPEAT)" 2>"$errf"); then
+			IFS='|' read -r b a s u l aa ag same <<<"$out"
+			printf '  %-7s %11s %7s %9s %10s %10s %12s %10s %s\n' "${label%%:*}" "$b" "$a" "$s" "$u" "$l" "$aa" "$ag" "$same"
+			summary+=("$(printf '%-40s %s us per add; add_all %s, agg %s us per item (single add = %s x add_all)' \
+				"loop add: ${label%%:*} filter" "$u" "$aa" "$ag" "$(awk -v u="$u" -v a="$aa" 'BEGIN { printf "%.0f", u / a }')")")
+			[ "$same" != false ] || { echo "  the loop, add_all and the aggregate built DIFFERENT filters"; failures=$((failures + 1)); }
+		else
+			report_error "loop add ${label%%:*}" "$(cat "$errf")"
+		fi
+	done
+	echo "  (us/add: per f := f || x; loop us: the same loop with y := x instead, per item;"
+	echo "   add_all us and agg us: per item, one call over the 10,000-item array)"
+
+	heading "Row estimates of WHERE f @> url against the actual rows (printed only)"
+	local q est actual filt
+	printf '  %-58s %12s %12s\n' "filter" "estimated" "actual"
+	for filt in "(SELECT f FROM bench_filters WHERE id = 1)|scalar subquery: all $N URLs" \
+		"(SELECT f FROM bench_filters WHERE id = 5)|scalar subquery: URLs 1..$tenth"; do
+		q="SELECT url FROM urls WHERE ${filt%%|*} @> url"
+		if est=$(psql_at -v q="$q" 2>"$errf" <<<"SELECT round(bench.estimated_rows(:'q'));") &&
+			actual=$(psql_at -c "SELECT count(*) FROM urls WHERE ${filt%%|*} @> url" 2>"$errf"); then
+			printf '  %-58s %12s %12s\n' "${filt#*|}" "$est" "$actual"
+		else
+			report_error "row estimate, ${filt#*|}" "$(cat "$errf")"
+		fi
+	done
+	# the same filter as a constant in the query text
+	if est=$(psql_at -c "SELECT round(bench.estimated_rows(format('SELECT url FROM urls WHERE %L::bloomfilter @> url', f::text))) FROM bench_filters WHERE id = 5" 2>"$errf"); then
+		printf '  %-58s %12s %12s\n' "constant (the same filter as a literal)" "$est" "${actual:-?}"
+	else
+		report_error "row estimate, constant filter" "$(cat "$errf")"
+	fi
+
+	heading "Summary (A and B: median ms; ratio: median of per-pair A/B)"
+	printf '%-40s %10s %10s %7s   %-11s  %s\n' "comparison" "A ms" "B ms" "ratio" "target" "verdict"
+	printf '%s\n' "${summary[@]}"
+	echo
+	echo "SQL part: $(secs_since "$t_all") s"
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
+	[ $failures -eq 0 ]
+}
+
+if [ -n "${BENCH_REPORT:-}" ]; then
+	main 2>&1 | tee -a "$BENCH_REPORT"
+else
+	main
+fi

@@ -1,0 +1,289 @@
+#!/usr/bin/env bash
+# test/sql/dump_restore.sh - filters survive pg_dump / pg_restore and COPY byte for byte.
+#
+# Builds, in $PGDATABASE, a table of filters of every variant in every storage form that
+# matters to a dump: empty and filled, seeds 0 and -1, a counting filter with saturated
+# counters and one after removals, scalable and cuckoo filters that grew to several stages
+# (and a cuckoo union that chained stages), large ones of about 2 MB stored out of line
+# (TOASTed: filled ones as they are, empty ones compressed: the column is set to STORAGE
+# EXTENDED), tiny ones stored inline with a short varlena header, and a NULL; next to it a
+# table of elements of every element type (text, bytea, smallint, integer, bigint, uuid, and
+# numeric, date, jsonb, inet through the anyelement fallback) and filters built from each of
+# its columns in every variant (in a column of the type's own storage).
+#
+# Then checks that every filter comes back with the same bytes (md5 and length of
+# f::bytea, and md5 of the text form, row by row) after
+#   1. pg_dump -Fc, then pg_restore into a new database;
+#   2. pg_dump in plain format, replayed by psql into a new database;
+#   3. COPY ... TO / FROM a file in binary format (server side: bloomfilter_send / _recv);
+#   4. COPY in text format (server side) and in CSV format through psql's \copy;
+# and that, in every copy, each element is still found in the filters built from its
+# column (no false negatives) and bloomfilter_info reads every filter.
+#
+# Run by scripts/server-tests.sh (PGDATABASE a fresh database, BF_TMPDIR a directory the
+# server can write to); by hand, inside pg_virtualenv:
+#     createdb x; PGDATABASE=x BF_TMPDIR=/tmp bash test/sql/dump_restore.sh
+# Drops the databases it creates.  Prints one PASS or FAIL line; exits non-zero on failure.
+
+set -euo pipefail
+
+: "${PGDATABASE:?set PGDATABASE to an empty database}"
+tmp=${BF_TMPDIR:-/tmp}
+bindir=$("${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}" --bindir)
+src=$PGDATABASE
+dst_custom="bf_dr_custom_$$"
+dst_plain="bf_dr_plain_$$"
+work=$(mktemp -d -t bf-dump-restore.XXXXXX)
+# server-side files: in BF_TMPDIR, which the server can write; removed at the end
+srvfiles=("$tmp/bf_dr_$$.bin" "$tmp/bf_dr_$$.txt")
+
+export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
+q() { "$bindir/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+cleanup() {
+	q -d postgres -c "DROP DATABASE IF EXISTS $dst_custom" -c "DROP DATABASE IF EXISTS $dst_plain" \
+		>/dev/null 2>&1 || true
+	rm -rf "$work"
+	rm -f "${srvfiles[@]}" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+fail=0
+check() { # description, then a command that succeeds when the check passes
+	local what=$1
+	shift
+	if "$@"; then
+		echo "ok:   $what"
+	else
+		echo "FAIL: $what"
+		fail=1
+	fi
+}
+
+t0=$EPOCHREALTIME
+
+# ---- the source database ----------------------------------------------------------------------
+
+q -d "$src" <<'SQL'
+CREATE EXTENSION bloomfilter;
+
+-- elements of every element type; ids 1..2000, a few NULLs
+CREATE TABLE elems (
+	id int PRIMARY KEY,
+	t text, b bytea, s smallint, i integer, l bigint, u uuid,
+	n numeric, d date, j jsonb, a inet
+);
+INSERT INTO elems
+SELECT g,
+       CASE WHEN g % 97 = 0 THEN NULL ELSE 'item ' || md5(g::text) END,
+       decode(md5(g::text), 'hex'),
+       (g - 1000)::smallint,
+       g * 7919,
+       g::bigint * 1000000007,
+       md5('u' || g)::uuid,
+       g / 7.0,
+       date '2000-01-01' + g,
+       jsonb_build_object('k', g, 'v', md5(g::text)),
+       ('10.0.' || (g / 256) || '.' || (g % 256))::inet
+FROM generate_series(1, 2000) AS g;
+
+CREATE TABLE filters (id serial PRIMARY KEY, what text NOT NULL, f bloomfilter);
+-- whatever the type's default, this column may compress (the dump keeps the setting)
+ALTER TABLE filters ALTER COLUMN f SET STORAGE EXTENDED;
+
+-- every variant, empty and filled, in the forms that matter to a dump
+INSERT INTO filters (what, f) VALUES
+	('blocked, empty', bloomfilter_create(1000, 0.01)),
+	('blocked, seed -1, filled', bloomfilter_add_all(bloomfilter_create(1000, 0.01, 'blocked', -1),
+	                                                 ARRAY(SELECT generate_series(1, 1000)))),
+	('classic, empty, bits not a multiple of 64', bloomfilter_create_bits(1000, 7, 'classic')),
+	('classic, filled', bloomfilter_add_all(bloomfilter_create(1000, 0.001, 'classic'),
+	                                        ARRAY(SELECT md5(g::text) FROM generate_series(1, 1000) g))),
+	('counting, empty', bloomfilter_create(1000, 0.01, 'counting')),
+	('counting, saturated counters', bloomfilter_add_all(bloomfilter_create(100, 0.01, 'counting'),
+	                                   ARRAY(SELECT 'again'::text FROM generate_series(1, 20)) ||
+	                                   ARRAY(SELECT g::text FROM generate_series(1, 100) g))),
+	('counting, after removals', bloomfilter_remove(bloomfilter_remove(
+	                                 bloomfilter_add_all(bloomfilter_create(100, 0.01, 'counting'),
+	                                                     ARRAY[1, 2, 3, 4, 5]), 2), 4)),
+	('scalable, one stage', bloomfilter_create(100, 0.01, 'scalable') || 'one'::text),
+	('scalable, grown', bloomfilter_add_all(bloomfilter_create(100, 0.01, 'scalable'),
+	                                        ARRAY(SELECT generate_series(1, 5000)))),
+	('cuckoo, empty', bloomfilter_create(1000, 0.01, 'cuckoo')),
+	('cuckoo, grown', bloomfilter_add_all(bloomfilter_create(100, 0.01, 'cuckoo'),
+	                                      ARRAY(SELECT generate_series(1, 5000)))),
+	('cuckoo, one element 20 times', bloomfilter_add_all(bloomfilter_create(100, 0.01, 'cuckoo'),
+	                                   ARRAY(SELECT 'x'::text FROM generate_series(1, 20)))),
+	('cuckoo, after removals', bloomfilter_remove(bloomfilter_add_all(
+	                               bloomfilter_create_bits(64, 8, 'cuckoo'), ARRAY[1, 2, 3]), 2)),
+	('cuckoo, union chaining stages', bloomfilter_create_bits(64, 8, 'cuckoo') || 1
+	                                  | bloomfilter_create_bits(1024, 8, 'cuckoo') || 2),
+	-- tiny: stored inline, with a 1-byte varlena header on disk
+	('tiny classic, 64 bits', bloomfilter_create_bits(64, 3, 'classic')),
+	('tiny classic with two items', bloomfilter_create_bits(64, 3, 'classic') || 'a' || 'b'),
+	('tiny blocked', bloomfilter_create_bits(512, 3, 'blocked') || 42),
+	('tiny counting', bloomfilter_create_bits(20, 3, 'counting') || 'hello'::text || 42),
+	('tiny cuckoo', bloomfilter_create_bits(16, 4, 'cuckoo') || 5),
+	-- large: about 2 MB, stored out of line (filled: as is; empty: compressed)
+	('large blocked, filled', bloomfilter_add_all(bloomfilter_create(1600000, 0.01),
+	                                              ARRAY(SELECT generate_series(1, 1600000)))),
+	('large blocked, empty', bloomfilter_create(1600000, 0.01)),
+	('large classic, half filled', bloomfilter_add_all(bloomfilter_create(1600000, 0.01, 'classic'),
+	                                                   ARRAY(SELECT generate_series(1, 800000)))),
+	('large counting, filled', bloomfilter_add_all(bloomfilter_create(400000, 0.01, 'counting'),
+	                                               ARRAY(SELECT generate_series(1, 400000)))),
+	('large cuckoo, filled', bloomfilter_add_all(bloomfilter_create(1500000, 0.01, 'cuckoo'),
+	                                             ARRAY(SELECT generate_series(1, 1500000)))),
+	('NULL', NULL);
+-- a large scalable filter, grown by the count-free aggregate (first stage 16384 items)
+INSERT INTO filters (what, f)
+SELECT 'large scalable, grown by bloomfilter_agg', bloomfilter_agg(g) FROM generate_series(1, 600000) g;
+
+-- filters built from each element column, in every variant
+CREATE TABLE col_filters (col text, variant text, f bloomfilter, PRIMARY KEY (col, variant));
+INSERT INTO col_filters
+SELECT c.col, v.variant,
+       CASE c.col
+       WHEN 't' THEN (SELECT bloomfilter_agg(t, 2000, 0.01, v.variant) FROM elems)
+       WHEN 'b' THEN (SELECT bloomfilter_agg(b, 2000, 0.01, v.variant) FROM elems)
+       WHEN 's' THEN (SELECT bloomfilter_agg(s, 2000, 0.01, v.variant) FROM elems)
+       WHEN 'i' THEN (SELECT bloomfilter_agg(i, 2000, 0.01, v.variant) FROM elems)
+       WHEN 'l' THEN (SELECT bloomfilter_agg(l, 2000, 0.01, v.variant) FROM elems)
+       WHEN 'u' THEN (SELECT bloomfilter_agg(u, 2000, 0.01, v.variant) FROM elems)
+       WHEN 'n' THEN (SELECT bloomfilter_agg(n, 2000, 0.01, v.variant) FROM elems)
+       WHEN 'd' THEN (SELECT bloomfilter_agg(d, 2000, 0.01, v.variant) FROM elems)
+       WHEN 'j' THEN (SELECT bloomfilter_agg(j, 2000, 0.01, v.variant) FROM elems)
+       WHEN 'a' THEN (SELECT bloomfilter_agg(a, 2000, 0.01, v.variant) FROM elems)
+       END
+FROM unnest('{t,b,s,i,l,u,n,d,j,a}'::text[]) AS c(col),
+     unnest('{blocked,classic,counting,scalable,cuckoo}'::text[]) AS v(variant);
+SQL
+
+# one line per filter: table, key, length, md5 of the bytes, md5 of the text form
+fingerprint() { # database [table suffix]
+	local sfx=${2:-}
+	q -d "$1" -At <<SQL
+SELECT 'filters', id, what, octet_length(f::bytea), md5(f::bytea), md5(f::text)
+FROM filters$sfx ORDER BY id;
+SELECT 'col_filters', col || '/' || variant, octet_length(f::bytea), md5(f::bytea), md5(f::text)
+FROM col_filters$sfx ORDER BY col, variant;
+SQL
+}
+
+# every element found in the filters of its column; bloomfilter_info reads every filter.
+# Prints the number of false negatives, then the number of filters info could read.
+semantics() { # database [table suffix]
+	local sfx=${2:-}
+	q -d "$1" -At <<SQL
+SELECT count(*) FILTER (WHERE NOT found) FROM (
+	SELECT CASE cf.col
+	       WHEN 't' THEN e.t IS NULL OR cf.f @> e.t
+	       WHEN 'b' THEN cf.f @> e.b
+	       WHEN 's' THEN cf.f @> e.s
+	       WHEN 'i' THEN cf.f @> e.i
+	       WHEN 'l' THEN cf.f @> e.l
+	       WHEN 'u' THEN cf.f @> e.u
+	       WHEN 'n' THEN cf.f @> e.n
+	       WHEN 'd' THEN cf.f @> e.d
+	       WHEN 'j' THEN cf.f @> e.j
+	       WHEN 'a' THEN cf.f @> e.a
+	       END AS found
+	FROM col_filters$sfx cf, elems e) s;
+SELECT (SELECT count(*) FROM filters$sfx, bloomfilter_info(f) i WHERE i.bytes = octet_length(f::bytea))
+     + (SELECT count(*) FROM col_filters$sfx, bloomfilter_info(f) i WHERE i.bytes = octet_length(f::bytea));
+SQL
+}
+
+fingerprint "$src" >"$work/src.txt"
+nfilters=$(wc -l <"$work/src.txt")
+read -r -d '' src_fn src_info < <(semantics "$src"; printf '\0') || true
+nonnull=$(q -d "$src" -At -c "SELECT (SELECT count(f) FROM filters) + (SELECT count(f) FROM col_filters)")
+
+# how the source stores them: some inline with a short header, some compressed, some out of line
+read -r inline compressed toast_bytes < <(q -d "$src" -At -F ' ' <<'SQL'
+SELECT count(*) FILTER (WHERE pg_column_size(f) < 100),
+       count(*) FILTER (WHERE pg_column_size(f) < octet_length(f::bytea) / 2),
+       (SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'filters'::regclass)
+FROM filters;
+SQL
+)
+echo "source: $nfilters filters ($nonnull not NULL), $inline inline under 100 bytes," \
+	"$compressed compressed, TOAST table $((toast_bytes / 1024)) kB"
+check "the source has what the test needs: tiny, compressed and out-of-line filters" \
+	test "$inline" -ge 3 -a "$compressed" -ge 2 -a "$toast_bytes" -gt $((4 * 1024 * 1024))
+check "in the source every element is found ($src_fn false negatives)" test "$src_fn" -eq 0
+check "in the source bloomfilter_info reads all $nonnull filters ($src_info)" test "$src_info" -eq "$nonnull"
+
+same_as_source() { # label, database, [table suffix]
+	local label=$1 db=$2 suffix=${3:-} fn info out
+	out=$work/$(printf '%s' "$label" | tr -c 'A-Za-z0-9' '_')
+	fingerprint "$db" "$suffix" >"$out.txt"
+	if diff "$work/src.txt" "$out.txt" >"$out.diff"; then
+		echo "ok:   $label: all $nfilters filters byte for byte the same (md5 of bytes and text form)"
+	else
+		echo "FAIL: $label: filters differ from the source (< source, > copy):"
+		head -20 "$out.diff"
+		fail=1
+	fi
+	read -r -d '' fn info < <(semantics "$db" "$suffix"; printf '\0') || true
+	check "$label: every element found ($fn false negatives)" test "$fn" -eq 0
+	check "$label: bloomfilter_info reads all $nonnull filters ($info)" test "$info" -eq "$nonnull"
+}
+
+# ---- 1. pg_dump -Fc, pg_restore into a new database -------------------------------------------
+
+q -d postgres -c "DROP DATABASE IF EXISTS $dst_custom" -c "CREATE DATABASE $dst_custom"
+"$bindir/pg_dump" -Fc -d "$src" -f "$work/dump.custom"
+"$bindir/pg_restore" --exit-on-error -d "$dst_custom" "$work/dump.custom"
+echo "pg_dump -Fc: $(($(stat -c %s "$work/dump.custom") / 1024)) kB"
+same_as_source "pg_dump -Fc / pg_restore" "$dst_custom"
+
+# ---- 2. pg_dump plain format through psql -----------------------------------------------------
+
+q -d postgres -c "DROP DATABASE IF EXISTS $dst_plain" -c "CREATE DATABASE $dst_plain"
+"$bindir/pg_dump" -Fp -d "$src" -f "$work/dump.sql"
+q -d "$dst_plain" -f "$work/dump.sql" >/dev/null
+same_as_source "pg_dump plain / psql" "$dst_plain"
+
+# ---- 3. binary COPY to and from a file (bloomfilter_send and bloomfilter_recv) -----------------
+
+q -d "$src" <<SQL
+CREATE TABLE filters_bin (LIKE filters);
+CREATE TABLE col_filters_bin (LIKE col_filters);
+COPY filters TO '${srvfiles[0]}' WITH (FORMAT binary);
+COPY filters_bin FROM '${srvfiles[0]}' WITH (FORMAT binary);
+COPY col_filters TO '${srvfiles[0]}' WITH (FORMAT binary);
+COPY col_filters_bin FROM '${srvfiles[0]}' WITH (FORMAT binary);
+SQL
+same_as_source "binary COPY" "$src" _bin
+
+# ---- 4. text COPY (server side) and CSV through \copy -----------------------------------------
+
+q -d "$src" <<SQL
+CREATE TABLE filters_txt (LIKE filters);
+CREATE TABLE col_filters_txt (LIKE col_filters);
+COPY filters TO '${srvfiles[1]}';
+COPY filters_txt FROM '${srvfiles[1]}';
+COPY col_filters TO '${srvfiles[1]}';
+COPY col_filters_txt FROM '${srvfiles[1]}';
+SQL
+same_as_source "text COPY" "$src" _txt
+
+q -d "$src" <<SQL
+CREATE TABLE filters_csv (LIKE filters);
+CREATE TABLE col_filters_csv (LIKE col_filters);
+\\copy filters TO '$work/filters.csv' WITH (FORMAT csv)
+\\copy filters_csv FROM '$work/filters.csv' WITH (FORMAT csv)
+\\copy col_filters TO '$work/col_filters.csv' WITH (FORMAT csv)
+\\copy col_filters_csv FROM '$work/col_filters.csv' WITH (FORMAT csv)
+SQL
+same_as_source "CSV \\copy" "$src" _csv
+
+t1=$EPOCHREALTIME
+secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+if [ $fail -eq 0 ]; then
+	echo "PASS: dump_restore: $nfilters filters of every variant identical after pg_dump -Fc/pg_restore, plain pg_dump, binary, text and CSV COPY (${secs} s)"
+else
+	echo "FAIL: dump_restore: some filter changed in a round trip (${secs} s)"
+fi
+exit $fail
