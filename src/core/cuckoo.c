@@ -70,18 +70,6 @@ stage_bytes(uint64_t buckets, unsigned f)
 	return STAGE_HEADER + area_bytes(buckets, f);
 }
 
-/* MurmurHash3's 64-bit finaliser: every input bit reaches every output bit */
-static inline uint64_t
-fmix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= UINT64_C(0xff51afd7ed558ccd);
-	x ^= x >> 33;
-	x *= UINT64_C(0xc4ceb9fe1a85ec53);
-	x ^= x >> 33;
-	return x;
-}
-
 /* The element's fingerprint, from the low half of its hash: 1 .. 2^f - 1 */
 static inline uint32_t
 fingerprint(bf_hash h, unsigned f)
@@ -187,7 +175,7 @@ stage_set_used(stage *s, uint64_t used)
 typedef struct probe
 {
 	uint32_t	fp;
-	uint64_t	mixed;			/* fmix64(fp), for the alternate bucket */
+	uint64_t	mixed;			/* bf_fmix64(fp), for the alternate bucket */
 	uint64_t	i1;
 	uint64_t	i2;
 } probe;
@@ -196,7 +184,7 @@ static inline void
 probe_start(probe *p, bf_hash h, unsigned f)
 {
 	p->fp = fingerprint(h, f);
-	p->mixed = fmix64(p->fp);
+	p->mixed = bf_fmix64(p->fp);
 }
 
 static inline void
@@ -236,7 +224,7 @@ cuckoo_contains(const bf_filter *f, bf_hash h)
 static inline unsigned
 kick_slot(uint64_t seed, int kick)
 {
-	return (unsigned) (fmix64(seed + (uint64_t) (kick + 1) * GOLDEN) >> 62);
+	return (unsigned) (bf_fmix64(seed + (uint64_t) (kick + 1) * GOLDEN) >> 62);
 }
 
 /*
@@ -252,7 +240,7 @@ static bool
 kick_insert(const stage *s, unsigned f, bf_hash h, const probe *p)
 {
 	uint64_t	seed = h.lo ^ h.hi;
-	uint64_t	b = (fmix64(seed) >> 63) ? p->i2 : p->i1;
+	uint64_t	b = (bf_fmix64(seed) >> 63) ? p->i2 : p->i1;
 	uint32_t	carried = p->fp;
 	int			k;
 
@@ -264,7 +252,7 @@ kick_insert(const stage *s, unsigned f, bf_hash h, const probe *p)
 
 		slot_put(s->area, bit, f, carried);
 		carried = victim;
-		b = alt_bucket(fmix64(carried), b, s->buckets);
+		b = alt_bucket(bf_fmix64(carried), b, s->buckets);
 		j = bucket_find(s->area, b, f, 0);
 		if (j >= 0)
 		{
@@ -277,7 +265,7 @@ kick_insert(const stage *s, unsigned f, bf_hash h, const probe *p)
 		uint64_t	bit;
 		uint32_t	back;
 
-		b = alt_bucket(fmix64(carried), b, s->buckets);
+		b = alt_bucket(bf_fmix64(carried), b, s->buckets);
 		bit = slot_bit(b, kick_slot(seed, k), f);
 		back = slot_get(s->area, bit, f);
 		slot_put(s->area, bit, f, carried);

@@ -114,18 +114,6 @@ stage_write(unsigned char *head, uint64_t bits, uint64_t capacity,
 	bf_put_le32(head + ST_LEVEL, level);
 }
 
-/* Murmur3's 64-bit finalizer: a bijection that mixes every bit */
-static inline uint64_t
-fmix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= UINT64_C(0xFF51AFD7ED558CCD);
-	x ^= x >> 33;
-	x *= UINT64_C(0xC4CEB9FE1A85EC53);
-	x ^= x >> 33;
-	return x;
-}
-
 /* The hash a stage of 'level' sees; level 0 sees the element's own hash */
 static inline bf_hash
 level_hash(bf_hash h, uint32_t level)
@@ -134,8 +122,8 @@ level_hash(bf_hash h, uint32_t level)
 
 	if (level == 0)
 		return h;
-	r.lo = fmix64(h.lo + level * LEVEL_KEY_LO);
-	r.hi = fmix64(h.hi + level * LEVEL_KEY_HI);
+	r.lo = bf_fmix64(h.lo + level * LEVEL_KEY_LO);
+	r.hi = bf_fmix64(h.hi + level * LEVEL_KEY_HI);
 	return r;
 }
 
@@ -232,7 +220,7 @@ plan_stage(uint64_t n0, double fpr, uint32_t level, uint64_t *capacity,
 		return BF_E_TOO_LARGE;	/* capacity past 64 bits */
 	*capacity = n0 << level;
 	memcpy(&rate, &fpr, sizeof(rate));
-	slot = &memo[fmix64(n0 ^ fmix64(rate ^ fmix64(level))) % MEMO_SLOTS];
+	slot = &memo[bf_fmix64(n0 ^ bf_fmix64(rate ^ bf_fmix64(level))) % MEMO_SLOTS];
 	if (slot->hashes != 0 && slot->n0 == n0 && slot->rate == rate &&
 		slot->level == level)
 	{
