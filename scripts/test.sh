@@ -32,7 +32,7 @@ count_stage_failure() {
 }
 
 bash scripts/check-core.sh || count_stage_failure core harness
-# (re-enabled below once the fuzz pass is green) bash scripts/fuzz.sh check || count_stage_failure fuzz harness
+bash scripts/fuzz.sh check || count_stage_failure fuzz harness
 
 bf_install
 

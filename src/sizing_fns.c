@@ -232,6 +232,7 @@ bloomfilter_plan(PG_FUNCTION_ARGS)
 
 		if (!bf_variant_available(variant))
 			continue;
+		memset(&params, 0, sizeof(params));
 		st = bf_plan(variant, (uint64) items, fpr, 0, &params);
 		if (st != BF_OK && st != BF_E_TOO_LARGE)
 			bloomfilter_report(st);

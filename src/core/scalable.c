@@ -187,7 +187,7 @@ level_rate(double fpr, uint32_t level)
  * process (PostgreSQL backends are processes; the core is not meant to be
  * called from several threads at once).  An entry with hashes == 0 is empty.
  */
-#define MEMO_SLOTS		512
+#define MEMO_SLOTS		(32 * (MAX_LEVEL + 1))
 
 typedef struct stage_plan
 {
@@ -220,7 +220,9 @@ plan_stage(uint64_t n0, double fpr, uint32_t level, uint64_t *capacity,
 		return BF_E_TOO_LARGE;	/* capacity past 64 bits */
 	*capacity = n0 << level;
 	memcpy(&rate, &fpr, sizeof(rate));
-	slot = &memo[bf_fmix64(n0 ^ bf_fmix64(rate ^ bf_fmix64(level))) % MEMO_SLOTS];
+	/* a row of levels per (n0, p): one chain's stages never evict each other */
+	slot = &memo[bf_fmix64(n0 ^ bf_fmix64(rate)) % (MEMO_SLOTS / (MAX_LEVEL + 1)) *
+				 (MAX_LEVEL + 1) + level];
 	if (slot->hashes != 0 && slot->n0 == n0 && slot->rate == rate &&
 		slot->level == level)
 	{
