@@ -57,7 +57,8 @@ typedef struct bf_variant_ops
 	 * the variant computes it while filling (else estimate() does) */
 	void		(*fill) (const bf_filter *f, bf_fill_stats *stats,
 						 bf_yield_fn yield, void *arg);
-	/* distinct items explaining 'set' bits (infinite if they cannot) */
+	/* distinct items explaining 'set' bits (infinite if they cannot); NULL
+	 * when fill computes the estimate itself */
 	double		(*estimate) (const bf_filter *f, uint64_t set);
 	/* BF_OK, or BF_E_FULL when the filter must grow first */
 	bf_status	(*add) (bf_filter *f, bf_hash h);

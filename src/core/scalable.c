@@ -849,40 +849,6 @@ scalable_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 }
 
 /*
- * Distinct items: the sum of the stages' blocked estimates (blocked.c),
- * n_i = -B_i ln(1 - X_i / m_i) / (1 - (1 - 1/512)^k_i).  The hook receives
- * only the total of set bits, so the stages are counted again here; a
- * stage with every bit set explains any number of items.
- */
-static double
-scalable_estimate(const bf_filter *f, uint64_t total_set)
-{
-	unsigned char *p = f->payload;
-	double		n = 0.0;
-	uint32_t	i;
-
-	if (total_set == 0)
-		return 0.0;				/* not -0.0 */
-	for (i = 0; i < f->param; i++)
-	{
-		stage		s;
-		uint64_t	set = 0,
-					w;
-
-		stage_read(p, &s);
-		for (w = 0; w < s.bits / 8; w += 8)
-			set += bf_popcount64(bf_load64(s.blocks + w));
-		if (set >= s.bits)
-			return INFINITY;
-		if (set > 0)
-			n += (double) s.nblocks * -log1p(-(double) set / (double) s.bits) /
-				-expm1(s.hashes * log1p(-1.0 / BF_BLOCK_BITS));
-		p = stage_end(&s);
-	}
-	return n;
-}
-
-/*
  * Two chains combine when they were planned alike (first stage n0, rate
  * p, seed): their stages then come from the same plans, however many each
  * has grown.
@@ -926,7 +892,6 @@ const bf_variant_ops bf_scalable_ops = {
 	.validate = scalable_validate,
 	.merge = scalable_merge,
 	.fill = scalable_fill,
-	.estimate = scalable_estimate,
 	.add = scalable_add,
 	.contains = scalable_contains,
 	.union_bytes = scalable_union_bytes,

@@ -136,6 +136,6 @@ bf_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 	stats->estimated_items = NAN;
 	ops->fill(f, stats, yield, arg);
 	stats->fill_ratio = (double) stats->bits_set / (double) f->bits;
-	if (isnan(stats->estimated_items))
+	if (isnan(stats->estimated_items) && ops->estimate)
 		stats->estimated_items = ops->estimate(f, stats->bits_set);
 }
