@@ -109,12 +109,10 @@ SELECT bloomfilter_create(1000, 0.01, 'bloom');
 --
 -- sizes past the 1 GB limit of one value: 54000 program_limit_exceeded,
 -- refused before anything is allocated, with the size in the detail and a
--- hint; a bit count past bigint in optimal_bits is 22003
--- BUG: the size in the detail is bits / 8, without the 64-byte header and
--- the classic padding, so at the edge it names a size under the limit
--- (8589934041 classic bits "need 1073741755 bytes", less than the
--- 1073741819 a value may hold).  Expected: the size of the whole value,
--- 64 + payload_bytes (STORAGE.md, section 2).
+-- hint; a bit count past bigint in optimal_bits is 22003.  The size is that
+-- of the whole value, 64 + payload_bytes (STORAGE.md, section 2), so at the
+-- edge (8589934041 classic bits) it names a size past the limit; a bit
+-- count past what a cuckoo filter's format can describe says so.
 --
 SELECT stmt, e.*, err_hint(stmt) AS hint
 FROM unnest(ARRAY[
@@ -124,6 +122,7 @@ FROM unnest(ARRAY[
 	'SELECT bloomfilter_create_bits(8589934041, 1, ''classic'')',
 	'SELECT bloomfilter_create_bits(8589934592, 1, ''blocked'')',
 	'SELECT bloomfilter_create_bits(9223372036854775807, 1)',
+	'SELECT bloomfilter_create_bits(80000000000, 7, ''cuckoo'')',
 	'SELECT bloomfilter_optimal_bits(1000000000000000000, 1e-300)',
 	'SELECT bloomfilter_optimal_bits(1000000000000000000, 1e-300, ''blocked'')'
 ]) stmt, LATERAL err_of(stmt) e;
@@ -144,12 +143,10 @@ FROM unnest(ARRAY[
 	'SELECT f @> f FROM err_f',
 	'SELECT f <@ f FROM err_f'
 ]) stmt, LATERAL err_of(stmt) e;
--- BUG: an array of filters is taken as elements (hashed by their send
--- form), while the single-element functions refuse a filter; expected is the
--- same 42804 error
+-- an array of filters is refused as elements too
 SELECT e.state, e.message
 FROM err_of('SELECT bloomfilter_add_all(f, ARRAY[f]) FROM err_f') e;
--- ERROR:  cannot add a bloomfilter to a bloomfilter as an element
+-- ERROR:  a bloomfilter cannot be an element of a bloomfilter
 SELECT f || f FROM err_f;
 
 --

@@ -32,6 +32,22 @@ FROM (SELECT setting AS sharedir FROM pg_config WHERE name = 'SHAREDIR') AS c,
      regexp_split_to_table(pg_read_file(sharedir || '/extension/bloomfilter--1.0.sql'), ';') AS s
 WHERE s ~* 'create\s+or\s+replace' OR s ~* 'security\s+definer';
 
+-- and every reference to one of its own objects is schema-qualified: the
+-- type, functions, aggregates and operator class (named bloomfilter...) and
+-- its operators, outside string literals and comments; the core's
+-- selectivity functions are qualified with pg_catalog
+WITH script AS (
+	SELECT regexp_replace(pg_read_file(setting || '/extension/bloomfilter--1.0.sql'),
+	                      '''(?:[^'']|'''')*''|--[^\n]*|\\echo[^\n]*|/\*.*?\*/', '', 'g') AS code
+	FROM pg_config WHERE name = 'SHAREDIR'
+)
+SELECT (SELECT count(*) FROM regexp_matches(code, '(?<![.\w])bloomfilter\w*', 'g')) AS unqualified_names,
+       (SELECT count(*) FROM regexp_matches(code, 'OPERATOR\s+(?:[^\s(C\d@]|CLASS\s+[^\s@]|\d+\s+[^\s@])', 'g')) AS unqualified_operators,
+       (SELECT count(*) FROM regexp_matches(code, '(?:COMMUTATOR|NEGATOR)\s*=\s*(?![\sO])|(?:COMMUTATOR|NEGATOR)\s*=\s*OPERATOR\((?!@extschema@\.)', 'g')) AS unqualified_commutators,
+       (SELECT count(*) FROM regexp_matches(code, '(?:RESTRICT|JOIN)\s*=\s*(?![\s@p])|(?:RESTRICT|JOIN)\s*=\s*p(?!g_catalog\.)', 'g')) AS unqualified_estimators,
+       (SELECT count(*) FROM regexp_matches(code, '@extschema@\.bloomfilter', 'g')) > 300 AS qualified_names
+FROM script;
+
 \c regress_bf_security
 -- the schemas: 'shared', where both the owner and the attacker may create
 -- objects (the extension goes there), and the attacker's own

@@ -34,9 +34,6 @@ typedef struct BloomFilter
 	DatumGetBloomFilterPCopy(PG_GETARG_DATUM(n))
 #define PG_RETURN_BLOOMFILTER_P(x)	PG_RETURN_POINTER(x)
 
-/* Adds a batch path keeps in flight while their cache lines arrive */
-#define FILTERBUF_PENDING 16
-
 /*
  * A filter the backend owns and may modify, grow or replace, its payload
  * on a 64-byte boundary when it stays inside the backend (filter_buf.c).
@@ -48,9 +45,7 @@ typedef struct FilterBuf
 	MemoryContext mcxt;
 	bool		aligned;		/* payload on a 64-byte boundary */
 	bf_filter	view;			/* decoded view over flat, kept current */
-	int			npending;		/* deferred adds, oldest at 'head' */
-	int			head;
-	bf_hash		pending[FILTERBUF_PENDING];
+	bf_pending	pending;		/* deferred adds (bf_add_later) */
 } FilterBuf;
 
 /*
@@ -101,6 +96,7 @@ typedef struct FilterCache
 	void	   *key;			/* inline compressed datum, byte for byte */
 	Size		keylen;
 	const void *pointer;		/* stable in-memory datum */
+	unsigned char header[BF_HEADER_SIZE];	/* of the last plain datum */
 	FilterBuf	copy;			/* detoasted copy, in fn_mcxt */
 	bf_filter	filter;			/* view over the cached bytes */
 } FilterCache;

@@ -25,7 +25,7 @@
  * rarely a TLB miss, which with 4 kB pages would add a page walk per probe.
  */
 #define HUGE_PAGE	(2 * 1024 * 1024)
-#define HUGE_FROM	(4 * HUGE_PAGE)
+#define HUGE_FROM	HUGE_PAGE
 
 /* Room for 'bytes' serialised bytes; contents undefined */
 void
@@ -40,8 +40,7 @@ filterbuf_alloc(FilterBuf *fb, MemoryContext mcxt, Size bytes, bool aligned)
 	fb->alloc = raw;
 	fb->mcxt = mcxt;
 	fb->aligned = aligned;
-	fb->npending = 0;
-	fb->head = 0;
+	memset(&fb->pending, 0, sizeof(fb->pending));
 	fb->flat = (struct varlena *) (raw + pad);
 	SET_VARSIZE(fb->flat, VARHDRSZ + bytes);
 #ifdef MADV_HUGEPAGE
@@ -119,44 +118,21 @@ filterbuf_add(FilterBuf *fb, bf_hash h)
 }
 
 /*
- * Adds one hash a little later: prefetches the cache line it will touch and
- * applies the add FILTERBUF_PENDING adds on, when the line has arrived.  The
- * result is the same as adding at once; readers call filterbuf_flush first.
+ * Adds one hash a little later (bf_add_later): its cache line is fetched
+ * while the next elements are hashed.  Readers call filterbuf_flush first.
  */
 void
 filterbuf_add_deferred(FilterBuf *fb, bf_hash h)
 {
-	bf_hash		oldest;
-
-	if (!bf_can_prefetch(&fb->view))
-	{
+	if (!bf_add_later(&fb->view, &fb->pending, h))
 		filterbuf_add(fb, h);
-		return;
-	}
-	bf_prefetch(&fb->view, h);
-	if (fb->npending < FILTERBUF_PENDING)
-	{
-		fb->pending[(fb->head + fb->npending++) % FILTERBUF_PENDING] = h;
-		return;
-	}
-	oldest = fb->pending[fb->head];
-	fb->pending[fb->head] = h;
-	fb->head = (fb->head + 1) % FILTERBUF_PENDING;
-	filterbuf_add(fb, oldest);
 }
 
 /* Applies every deferred add */
 void
 filterbuf_flush(FilterBuf *fb)
 {
-	while (fb->npending > 0)
-	{
-		bf_hash		h = fb->pending[fb->head];
-
-		fb->head = (fb->head + 1) % FILTERBUF_PENDING;
-		fb->npending--;
-		filterbuf_add(fb, h);
-	}
+	bf_add_pending(&fb->view, &fb->pending);
 }
 
 /*

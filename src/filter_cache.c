@@ -14,7 +14,9 @@
  *   compared byte for byte with the one that produced the copy;
  * - an aggregate's in-memory state (agg_state.c) is read in place;
  * - a plain datum needs no detoasting; it is re-read in place on each call,
- *   except that a Const argument is decoded only once.  Pointer identity
+ *   except that a Const argument is decoded only once, and a datum with the
+ *   header of the previous one skips the header checks (bf_open_like): a
+ *   small filter from an initplan is handed over anew on every row.  Pointer identity
  *   alone is not trusted otherwise: memory is reused between rows, between
  *   rescans of an initplan, and between assignments of a PL/pgSQL variable
  *   (an external Param whose expression state outlives each value).
@@ -28,6 +30,7 @@
 #define FC_TOAST		1
 #define FC_COMPRESSED	2
 #define FC_STABLE		3
+#define FC_HEADER		4
 
 /* Is argument 'argno' of the call a Const, fixed for the expression's life? */
 static bool
@@ -118,8 +121,22 @@ filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc, int argno)
 	}
 	if (fc->kind == FC_STABLE && fc->pointer == raw)
 		return &fc->filter;
+	if (fc->kind == FC_HEADER)
+	{
+		bf_status	st = bf_open_like(fc->header, &fc->filter, VARDATA_ANY(raw),
+									  VARSIZE_ANY_EXHDR(raw), &fc->filter);
+
+		if (st == BF_OK)
+		{
+			memcpy(fc->header, VARDATA_ANY(raw), BF_HEADER_SIZE);
+			return &fc->filter;
+		}
+		fc->kind = FC_NONE;
+	}
 	bloomfilter_open(raw, &fc->filter);
 	fc->pointer = raw;
-	fc->kind = arg_is_const(fcinfo->flinfo, argno) ? FC_STABLE : FC_NONE;
+	fc->kind = arg_is_const(fcinfo->flinfo, argno) ? FC_STABLE : FC_HEADER;
+	if (fc->kind == FC_HEADER)
+		memcpy(fc->header, VARDATA_ANY(raw), BF_HEADER_SIZE);
 	return &fc->filter;
 }

@@ -158,7 +158,7 @@ contains_array(FunctionCallInfo fcinfo, bool all)
 				more = true,
 				saw_null = false,
 				decided = false;
-	bf_hash		batch[FILTERBUF_PENDING];
+	bf_hash		batch[BF_PENDING];
 	int			nbatch,
 				i;
 	uint32		n = 0;
@@ -169,7 +169,7 @@ contains_array(FunctionCallInfo fcinfo, bool all)
 	while (more && !decided)
 	{
 		/* hash a batch and prefetch its cache lines, then test them */
-		for (nbatch = 0; nbatch < FILTERBUF_PENDING;)
+		for (nbatch = 0; nbatch < BF_PENDING;)
 		{
 			if (!(more = array_iterate(it, &value, &isnull)))
 				break;

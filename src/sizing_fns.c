@@ -118,14 +118,19 @@ bloomfilter_create_bits(PG_FUNCTION_ARGS)
 	st = bf_plan_bits(variant, (uint64) bits, (uint32) hashes, (uint64) seed,
 					  &params);
 	if (st == BF_E_TOO_LARGE)
+	{
+		uint64		need = bf_size_bytes(variant, (uint64) bits, (uint32) hashes);
+
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("bloomfilter would exceed the 1 GB limit of one value"),
+				 need ?
 				 errdetail("A %s filter of " INT64_FORMAT " bits needs " UINT64_FORMAT " bytes.",
-						   bf_variant_name(variant), bits,
-						   bf_size_bytes(variant, (uint64) bits,
-										 (uint32) hashes)),
+						   bf_variant_name(variant), bits, need) :
+				 errdetail("A %s filter of " INT64_FORMAT " bits is past what its format can describe.",
+						   bf_variant_name(variant), bits),
 				 errhint("Split the set across several filters, for example one per day or per hash range.")));
+	}
 	if (st != BF_OK)
 		bloomfilter_report(st);
 	PG_RETURN_BLOOMFILTER_P(bloomfilter_alloc(&params));

@@ -43,8 +43,6 @@
 #define EXIT_BAD_FILTER 2
 #define EXIT_IO			3
 
-/* Adds kept in flight while their cache lines arrive (as the aggregate) */
-#define PENDING			16
 /* Lines hashed and prefetched together before check tests them */
 #define BATCH			16
 
@@ -729,41 +727,26 @@ lines_done(Lines *r)
 
 /*
  * Adds every line.  Each hash's cache line is prefetched and the add done
- * PENDING lines later, when it has arrived; the adds happen in input order,
- * so the result is the one adding at once would give.
+ * BF_PENDING lines later, when it has arrived (bf_add_later); the adds
+ * happen in input order, so the result is the one adding at once gives.
  */
 static void
 add_lines(Filter *f, Lines *r)
 {
-	bf_hash		pending[PENDING];
-	int			npending = 0,
-				head = 0;
-	int			prefetch = bf_can_prefetch(&f->view);
+	bf_pending	pending;
 	char	   *line = NULL;
 	size_t		cap = 0,
 				len;
 
+	memset(&pending, 0, sizeof(pending));
 	while (lines_next(r, &line, &cap, &len))
 	{
 		bf_hash		h = bf_hash_bytes(line, len, f->view.seed);
 
-		if (!prefetch)
-		{
+		if (!bf_add_later(&f->view, &pending, h))
 			filter_add(f, h);
-			continue;
-		}
-		bf_prefetch(&f->view, h);
-		if (npending < PENDING)
-		{
-			pending[(head + npending++) % PENDING] = h;
-			continue;
-		}
-		filter_add(f, pending[head]);
-		pending[head] = h;
-		head = (head + 1) % PENDING;
 	}
-	for (; npending > 0; npending--, head = (head + 1) % PENDING)
-		filter_add(f, pending[head]);
+	bf_add_pending(&f->view, &pending);
 	free(line);
 	lines_done(r);
 }

@@ -176,6 +176,8 @@ extern void bf_init(const bf_params *params, void *buf);
 extern bf_status bf_check_header(const void *buf, size_t len,
 								 uint64_t *total_bytes);
 extern bf_status bf_open(void *buf, size_t len, bf_filter *f);
+extern bf_status bf_open_like(const unsigned char *header, const bf_filter *prev,
+							  void *buf, size_t len, bf_filter *f);
 extern const char *bf_status_message(bf_status status);
 
 /*
@@ -188,7 +190,29 @@ extern const char *bf_status_message(bf_status status);
 extern bf_status bf_add(bf_filter *f, bf_hash h);
 extern bool bf_contains(const bf_filter *f, bf_hash h);
 extern bool bf_can_prefetch(const bf_filter *f);
-extern void bf_prefetch(const bf_filter *f, bf_hash h);
+extern bool bf_prefetch(const bf_filter *f, bf_hash h);
+
+/*
+ * Deferred adds, for batch paths: bf_add_later prefetches the cache line h
+ * will touch and queues h, applying the oldest queued add once BF_PENDING
+ * are waiting (its line has arrived by then); bf_add_pending applies the
+ * rest.  The result is that of adding each at once, in order.  It returns
+ * false, queueing nothing, for variants without a single line to prefetch:
+ * add those at once with bf_add.  Variants that prefetch never grow, so a
+ * deferred add never returns BF_E_FULL.  Read the filter only after
+ * bf_add_pending.  Start with a zeroed bf_pending.
+ */
+#define BF_PENDING	16
+
+typedef struct bf_pending
+{
+	bf_hash		h[BF_PENDING];
+	unsigned	head;			/* the oldest */
+	unsigned	count;
+} bf_pending;
+
+extern bool bf_add_later(bf_filter *f, bf_pending *q, bf_hash h);
+extern void bf_add_pending(bf_filter *f, bf_pending *q);
 extern bf_status bf_remove(bf_filter *f, bf_hash h);
 extern bool bf_can_remove(bf_variant variant);
 extern uint64_t bf_grow_bytes(const bf_filter *f);

@@ -85,8 +85,12 @@ typedef struct bf_variant_ops
 	bool		(*compatible) (const bf_filter *a, const bf_filter *b);
 	/* items this filter holds within its target rate; NULL: from capacity */
 	uint64_t	(*filter_capacity) (const bf_filter *f);
-	/* asks the CPU to fetch what an add or test of h will touch; may be NULL */
-	void		(*prefetch) (const bf_filter *f, bf_hash h);
+	/*
+	 * the one cache line an add or test of h touches, for prefetching; NULL
+	 * for variants that touch more.  A variant that has it never returns
+	 * BF_E_FULL, so deferred adds (bf_add_later) never need to grow.
+	 */
+	const void *(*line_of) (const bf_filter *f, bf_hash h);
 } bf_variant_ops;
 
 extern const bf_variant_ops bf_blocked_ops;
@@ -114,16 +118,27 @@ extern bf_status bf_bit_array_check(const bf_params *h, bool bits_valid,
 extern double bf_classic_capacity(double bits, double fpr, uint32_t hashes);
 extern double bf_blocked_capacity(double bits, double fpr, uint32_t hashes);
 
-/* Little-endian access that compiles to plain loads on little-endian hosts */
+/*
+ * Little-endian access: a plain load or store on little-endian hosts (where
+ * the compiler turns the memcpy into one instruction), bytes elsewhere.
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define BF_LITTLE_ENDIAN 1
+#endif
+
 static inline uint64_t
 bf_get_le64(const unsigned char *p)
 {
-	uint64_t	v = 0;
-	int			i;
+#ifdef BF_LITTLE_ENDIAN
+	uint64_t	v;
 
-	for (i = 7; i >= 0; i--)
-		v = (v << 8) | p[i];
+	memcpy(&v, p, sizeof(v));
 	return v;
+#else
+	return (uint64_t) p[0] | (uint64_t) p[1] << 8 | (uint64_t) p[2] << 16 |
+		(uint64_t) p[3] << 24 | (uint64_t) p[4] << 32 |
+		(uint64_t) p[5] << 40 | (uint64_t) p[6] << 48 | (uint64_t) p[7] << 56;
+#endif
 }
 
 static inline uint32_t
@@ -136,10 +151,18 @@ bf_get_le32(const unsigned char *p)
 static inline void
 bf_put_le64(unsigned char *p, uint64_t v)
 {
-	int			i;
-
-	for (i = 0; i < 8; i++)
-		p[i] = (unsigned char) (v >> (8 * i));
+#ifdef BF_LITTLE_ENDIAN
+	memcpy(p, &v, sizeof(v));
+#else
+	p[0] = (unsigned char) v;
+	p[1] = (unsigned char) (v >> 8);
+	p[2] = (unsigned char) (v >> 16);
+	p[3] = (unsigned char) (v >> 24);
+	p[4] = (unsigned char) (v >> 32);
+	p[5] = (unsigned char) (v >> 40);
+	p[6] = (unsigned char) (v >> 48);
+	p[7] = (unsigned char) (v >> 56);
+#endif
 }
 
 static inline void

@@ -214,6 +214,29 @@ bf_open(void *buf, size_t len, bf_filter *f)
 	return bf_ops(f->variant)->validate(f);
 }
 
+/*
+ * bf_open for a caller that sees many values with the same header, such as
+ * a probe handed a small filter anew on every row: 'prev' was opened by
+ * bf_open from bytes whose first BF_HEADER_SIZE bytes the caller kept in
+ * 'header'.  When buf starts with that header and has prev's length, the
+ * header checks (a function of the header and length alone) are skipped and
+ * only the variant's payload checks run; otherwise this is bf_open.
+ */
+bf_status
+bf_open_like(const unsigned char *header, const bf_filter *prev, void *buf,
+			 size_t len, bf_filter *f)
+{
+	unsigned char *b = buf;
+
+	if (len != BF_HEADER_SIZE + prev->payload_bytes ||
+		memcmp(b, header, BF_HEADER_SIZE) != 0)
+		return bf_open(buf, len, f);
+	*f = *prev;
+	f->base = b;
+	f->payload = b + BF_HEADER_SIZE;
+	return bf_ops(f->variant)->validate(f);
+}
+
 const char *
 bf_status_message(bf_status status)
 {

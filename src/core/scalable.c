@@ -404,14 +404,16 @@ scalable_add(bf_filter *f, bf_hash h)
 	stage		s;
 	uint32_t	i;
 
-	for (i = 0; i < f->param; i++)
+	/* a valid filter has at least one stage; s ends as the last one */
+	stage_read(p, &s);
+	for (i = 0;;)
 	{
-		stage_read(p, &s);
 		if (stage_test(&s, h))
 			return BF_OK;
-		p = stage_end(&s);
+		if (++i == f->param)
+			break;
+		stage_read(stage_end(&s), &s);
 	}
-	/* s is the last stage */
 	if (s.held >= s.capacity)
 		return BF_E_FULL;
 	stage_set(&s, h);

@@ -59,10 +59,20 @@ bf_variant_parse(const char *name, size_t len, bf_variant *variant)
 	return false;
 }
 
+/*
+ * The ops of an opened filter: bf_open accepted its variant, so the hot
+ * paths below index the table without bf_ops' checks.
+ */
+static inline const bf_variant_ops *
+ops_of(const bf_filter *f)
+{
+	return variants[f->variant];
+}
+
 bf_status
 bf_add(bf_filter *f, bf_hash h)
 {
-	bf_status	st = bf_ops(f->variant)->add(f, h);
+	bf_status	st = ops_of(f)->add(f, h);
 
 	if (st == BF_OK && f->items != UINT64_MAX)
 		bf_set_items(f, f->items + 1);
@@ -72,27 +82,73 @@ bf_add(bf_filter *f, bf_hash h)
 bool
 bf_contains(const bf_filter *f, bf_hash h)
 {
-	return bf_ops(f->variant)->contains(f, h);
+	return ops_of(f)->contains(f, h);
 }
 
 /*
- * Batch paths (aggregates, arrays) hash an element, prefetch what it will
- * touch, and apply it a few elements later, so that the cache miss of one
- * element overlaps the hashing of the next ones.
+ * Batch paths (aggregates, arrays, bloomtool) hash an element, prefetch the
+ * cache line it will touch, and test or add it a few elements later, so
+ * that the cache miss of one element overlaps the hashing of the next ones.
  */
 bool
 bf_can_prefetch(const bf_filter *f)
 {
-	return bf_ops(f->variant)->prefetch != NULL;
+	return ops_of(f)->line_of != NULL;
+}
+
+/* false when the variant has no single line to prefetch */
+bool
+bf_prefetch(const bf_filter *f, bf_hash h)
+{
+	const bf_variant_ops *ops = ops_of(f);
+
+	if (ops->line_of == NULL)
+		return false;
+#if defined(__GNUC__)
+	__builtin_prefetch(ops->line_of(f, h), 1, 3);
+#endif
+	return true;
+}
+
+/* bf_add for a variant that never returns BF_E_FULL */
+static inline void
+add_now(bf_filter *f, const bf_variant_ops *ops, bf_hash h)
+{
+	(void) ops->add(f, h);
+	if (f->items != UINT64_MAX)
+		bf_set_items(f, f->items + 1);
+}
+
+bool
+bf_add_later(bf_filter *f, bf_pending *q, bf_hash h)
+{
+	const bf_variant_ops *ops = ops_of(f);
+	unsigned	slot;
+
+	if (ops->line_of == NULL)
+		return false;
+#if defined(__GNUC__)
+	__builtin_prefetch(ops->line_of(f, h), 1, 3);
+#endif
+	slot = (q->head + q->count) % BF_PENDING;
+	if (q->count == BF_PENDING)
+	{
+		add_now(f, ops, q->h[slot]);	/* the oldest: slot == head */
+		q->head = (q->head + 1) % BF_PENDING;
+	}
+	else
+		q->count++;
+	q->h[slot] = h;
+	return true;
 }
 
 void
-bf_prefetch(const bf_filter *f, bf_hash h)
+bf_add_pending(bf_filter *f, bf_pending *q)
 {
-	const bf_variant_ops *ops = bf_ops(f->variant);
+	const bf_variant_ops *ops = ops_of(f);
 
-	if (ops->prefetch)
-		ops->prefetch(f, h);
+	for (; q->count > 0; q->count--, q->head = (q->head + 1) % BF_PENDING)
+		add_now(f, ops, q->h[q->head]);
 }
 
 bool
