@@ -271,6 +271,28 @@ SELECT translate(encode(overlay(b placing '\x03'::bytea from 65), 'base64'), E'\
 FROM cuckoo_hostile;
 
 --
+-- at most 256 stages: a union of two full filters chains the stages that
+-- do not fit, so f | f doubles them, and the ninth is refused (54000);
+-- a header that claims 257 stages is refused whatever follows it
+--
+WITH RECURSIVE r(n, f) AS (
+	SELECT 0, bloomfilter_agg(i, 100, 0.01, 'cuckoo') FROM generate_series(1, 100) i
+	UNION ALL SELECT n + 1, f | f FROM r WHERE n < 8)
+SELECT max(n) AS unions, max((bloomfilter_info(f)).stages) AS stages,
+       bool_and(f @> 42) AS member_kept
+FROM r;
+SELECT cuckoo_sqlstate(format('WITH RECURSIVE r(n, f) AS (
+	SELECT 0, bloomfilter_agg(i, 100, 0.01, %L) FROM generate_series(1, 100) i
+	UNION ALL SELECT n + 1, f | f FROM r WHERE n < 9) SELECT count(*) FROM r', 'cuckoo')) AS ninth_union,
+       cuckoo_error(format('SELECT %L::bytea::bloomfilter', '\x' || encode(overlay(
+		bloomfilter_create(10000, 0.01, 'cuckoo')::bytea placing '\x01010000'::bytea from 13), 'hex'))) AS stages_257;
+-- ERROR:  bloomfilter union would need more stages than the format allows
+WITH RECURSIVE r(n, f) AS (
+	SELECT 0, bloomfilter_agg(i, 100, 0.01, 'cuckoo') FROM generate_series(1, 100) i
+	UNION ALL SELECT n + 1, f | f FROM r WHERE n < 8)
+SELECT bloomfilter_union_agg(f) IS NULL FROM (SELECT f FROM r UNION ALL SELECT f FROM r) s;
+
+--
 -- inputs unchanged: every function above returned new filters
 --
 SELECT f.whole::bytea = s.whole::bytea AND f.fine::bytea = s.fine::bytea

@@ -147,7 +147,9 @@ filterbuf_merge(FilterBuf *fb, const bf_filter *src, bool intersect)
 
 	filterbuf_flush(fb);
 	bloomfilter_check_compatible(&fb->view, src);
-	need = intersect ? 0 : bf_union_bytes(&fb->view, src);
+	need = intersect ? 0 : bf_union_bytes(&fb->view, src, bloomfilter_yield, NULL);
+	if (!intersect && need == 0)
+		filterbuf_fail(&fb->view, BF_E_TOO_LARGE, false);
 	if (need && need != BF_HEADER_SIZE + fb->view.payload_bytes)
 	{
 		FilterBuf	next;
@@ -180,6 +182,10 @@ filterbuf_fail(const bf_filter *view, bf_status st, bool intersect)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("bloomfilter union would need more stages than the format allows"),
+				 errdetail("A %s filter holds at most %d stages.",
+						   bf_variant_name(view->variant),
+						   view->variant == BF_CUCKOO ? BF_CUCKOO_MAX_STAGES :
+						   BF_SCALABLE_MAX_STAGES),
 				 errhint("Split the set across several filters, or plan the filters for more items.")));
 	elog(ERROR, "could not merge bloomfilters: %s", bf_status_message(st));
 }

@@ -25,17 +25,20 @@ merge(FunctionCallInfo fcinfo, bool intersect)
 	bf_filter	va,
 				vb;
 	BloomFilter *a = bloomfilter_getarg(fcinfo, 0, &va);
+	uint64		need;
 
 	bloomfilter_getarg(fcinfo, 1, &vb);
 	bloomfilter_check_compatible(&va, &vb);
-	if (!intersect &&
-		bf_union_bytes(&va, &vb) != BF_HEADER_SIZE + va.payload_bytes)
+	need = intersect ? 0 :
+		bf_union_bytes(&va, &vb, bloomfilter_yield, NULL);
+	if (!intersect && need == 0)
+		filterbuf_fail(&va, BF_E_TOO_LARGE, false);
+	if (!intersect && need != BF_HEADER_SIZE + va.payload_bytes)
 	{
 		bf_status	st;
 
 		filterbuf_alloc(&fb, CurrentMemoryContext,
-						bloomfilter_checked_size(&va, bf_union_bytes(&va, &vb)),
-						false);
+						bloomfilter_checked_size(&va, need), false);
 		st = bf_union_into(&va, &vb, VARDATA(fb.flat), bloomfilter_yield, NULL);
 		if (st != BF_OK)
 			filterbuf_fail(&va, st, false);

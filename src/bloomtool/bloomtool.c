@@ -589,8 +589,10 @@ filter_union(Filter *dst, const Filter *src)
 		die(EXIT_BAD_FILTER, "cannot combine bloomfilters of different parameters: \"%s\" is %s; \"%s\" is %s",
 			dst->name, a, src->name, b);
 	}
-	need = bf_union_bytes(&dst->view, &src->view);
-	if (need && need != BF_HEADER_SIZE + dst->view.payload_bytes)
+	need = bf_union_bytes(&dst->view, &src->view, NULL, NULL);
+	if (need == 0)
+		st = BF_E_TOO_LARGE;
+	else if (need != BF_HEADER_SIZE + dst->view.payload_bytes)
 	{
 		size_t		len = grown_size(dst, need);
 		unsigned char *next = alloc_filter(len);

@@ -41,6 +41,10 @@
  */
 #define BF_MAX_BYTES		((uint64_t) 0x3FFFFFFF - 4)
 
+/* Most stages of the growing variants (the header's variant word) */
+#define BF_SCALABLE_MAX_STAGES	64
+#define BF_CUCKOO_MAX_STAGES	256
+
 /* Blocked layout: every operation touches one 512-bit (64-byte) block */
 #define BF_BLOCK_BITS		512
 #define BF_BLOCK_BYTES		64
@@ -233,8 +237,12 @@ extern bf_status bf_intersect(bf_filter *dst, const bf_filter *src,
  * A union that needs more room than dst has (growing variants): when
  * bf_union_bytes exceeds dst's size, the caller allocates that many bytes
  * and bf_union_into writes the union there, leaving dst and src unchanged.
+ * 0 means the union needs more stages than the format allows (refuse it as
+ * BF_E_TOO_LARGE).  It reads every byte of src (and of dst, for cuckoo
+ * filters), calling 'yield' about every BF_YIELD_BYTES.
  */
-extern uint64_t bf_union_bytes(const bf_filter *dst, const bf_filter *src);
+extern uint64_t bf_union_bytes(const bf_filter *dst, const bf_filter *src,
+							   bf_yield_fn yield, void *arg);
 extern bf_status bf_union_into(const bf_filter *dst, const bf_filter *src,
 							   void *out, bf_yield_fn yield, void *arg);
 extern bool bf_equal(const bf_filter *a, const bf_filter *b);

@@ -67,9 +67,11 @@ typedef struct bf_variant_ops
 	bf_status	(*remove) (bf_filter *f, bf_hash h);
 	/*
 	 * Bytes the union of dst and src needs when it cannot be done in place
-	 * (growing variants); NULL, or dst's own size, for an in-place merge
+	 * (growing variants); NULL, or dst's own size, for an in-place merge; 0
+	 * past the stages the format allows
 	 */
-	uint64_t	(*union_bytes) (const bf_filter *dst, const bf_filter *src);
+	uint64_t	(*union_bytes) (const bf_filter *dst, const bf_filter *src,
+								bf_yield_fn yield, void *arg);
 	/* writes that union into out (union_bytes long); dst, src unchanged */
 	bf_status	(*union_into) (const bf_filter *dst, const bf_filter *src,
 							   unsigned char *out, bf_yield_fn yield,

@@ -43,6 +43,13 @@
 #define STAGE_HEADER	16		/* u64 buckets, u64 used */
 
 /*
+ * Most stages a filter may have.  Growth doubles the buckets, so 256
+ * stages are never reached by adding; unions of full filters chain a stage
+ * each, and the bound keeps a probe (two buckets per stage) short.
+ */
+#define MAX_STAGES		BF_CUCKOO_MAX_STAGES
+
+/*
  * Planned load: the fraction of slots in use when a stage holds what it was
  * planned for.  With 4-slot buckets and 500 kicks, filling a table until the
  * first add fails stops at a mean load of 0.98 for 16 buckets, 0.971 for
@@ -543,7 +550,7 @@ cuckoo_check_header(const bf_params *h)
 	unit = SLOTS * h->hashes;
 	if (h->bits < unit || h->bits > BF_MAX_PAYLOAD_BITS || h->bits % unit != 0)
 		return BF_E_BITS;
-	if (h->param < 1 || h->param > h->bits / unit)
+	if (h->param < 1 || h->param > MAX_STAGES || h->param > h->bits / unit)
 		return BF_E_FLAGS;
 	least = (uint64_t) h->param * STAGE_HEADER + (h->bits + 63) / 64 * 8;
 	if (h->payload_bytes % 8 != 0 || h->payload_bytes < least ||
@@ -629,6 +636,8 @@ next_buckets(const bf_filter *f)
 static uint64_t
 cuckoo_grow_bytes(const bf_filter *f)
 {
+	if (f->param >= MAX_STAGES)
+		return 0;
 	return BF_HEADER_SIZE + f->payload_bytes +
 		stage_bytes(next_buckets(f), f->hashes);
 }
@@ -772,7 +781,8 @@ stage_merge(stage *ds, const stage *ss, unsigned f, bf_yield_fn yield,
  */
 static void
 union_plan(const bf_filter *dst, const bf_filter *src, uint64_t *add_bytes,
-		   uint64_t *add_bits, uint32_t *add_stages)
+		   uint64_t *add_bits, uint32_t *add_stages, bf_yield_fn yield,
+		   void *arg)
 {
 	unsigned	f = dst->hashes;
 	unsigned char *drec = dst->payload,
@@ -789,8 +799,8 @@ union_plan(const bf_filter *dst, const bf_filter *src, uint64_t *add_bytes,
 		stage_at(srec, &ss);
 		if (s < dst->param)
 			stage_at(drec, &ds);
-		if (stage_action(s < dst->param ? &ds : NULL, &ss, f, NULL,
-						 NULL) == U_CHAIN)
+		if (stage_action(s < dst->param ? &ds : NULL, &ss, f, yield,
+						 arg) == U_CHAIN)
 		{
 			*add_bytes += stage_bytes(ss.buckets, f);
 			*add_bits += SLOTS * ss.buckets * f;
@@ -803,13 +813,16 @@ union_plan(const bf_filter *dst, const bf_filter *src, uint64_t *add_bytes,
 }
 
 static uint64_t
-cuckoo_union_bytes(const bf_filter *dst, const bf_filter *src)
+cuckoo_union_bytes(const bf_filter *dst, const bf_filter *src,
+				   bf_yield_fn yield, void *arg)
 {
 	uint64_t	add_bytes,
 				add_bits;
 	uint32_t	add_stages;
 
-	union_plan(dst, src, &add_bytes, &add_bits, &add_stages);
+	union_plan(dst, src, &add_bytes, &add_bits, &add_stages, yield, arg);
+	if (dst->param + add_stages > MAX_STAGES)
+		return 0;
 	return BF_HEADER_SIZE + dst->payload_bytes + add_bytes;
 }
 
@@ -871,9 +884,9 @@ cuckoo_merge(bf_filter *dst, const bf_filter *src, bool intersect,
 
 	if (intersect)
 		return BF_E_UNSUPPORTED;
-	union_plan(dst, src, &add_bytes, &add_bits, &add_stages);
+	union_plan(dst, src, &add_bytes, &add_bits, &add_stages, yield, arg);
 	if (add_stages != 0)
-		return BF_E_FULL;
+		return dst->param + add_stages > MAX_STAGES ? BF_E_TOO_LARGE : BF_E_FULL;
 	union_stages(dst, dst->payload, src, NULL, yield, arg);
 	return BF_OK;
 }
@@ -888,7 +901,9 @@ cuckoo_union_into(const bf_filter *dst, const bf_filter *src,
 				items;
 	uint32_t	add_stages;
 
-	union_plan(dst, src, &add_bytes, &add_bits, &add_stages);
+	union_plan(dst, src, &add_bytes, &add_bits, &add_stages, yield, arg);
+	if (dst->param + add_stages > MAX_STAGES)
+		return BF_E_TOO_LARGE;
 	memcpy(out, dst->base, BF_HEADER_SIZE + dst->payload_bytes);
 	union_stages(dst, out + BF_HEADER_SIZE, src,
 				 out + BF_HEADER_SIZE + dst->payload_bytes, yield, arg);

@@ -49,7 +49,7 @@
 #define TIGHTENING		0.85
 
 /* Most stages in a chain; levels run from 0 to MAX_LEVEL */
-#define MAX_STAGES		64
+#define MAX_STAGES		BF_SCALABLE_MAX_STAGES
 #define MAX_LEVEL		63
 
 /* The stage header: offsets of its little-endian fields */
@@ -728,14 +728,17 @@ scalable_merge(bf_filter *dst, const bf_filter *src, bool intersect,
 
 /* dst's size when every stage of src merges in place, else larger */
 static uint64_t
-scalable_union_bytes(const bf_filter *dst, const bf_filter *src)
+scalable_union_bytes(const bf_filter *dst, const bf_filter *src,
+					 bf_yield_fn yield, void *arg)
 {
 	union_plan	u;
 
+	(void) yield;				/* O(stages): nothing long to interrupt */
+	(void) arg;
 	if (!same_plan(dst, src))
 		return BF_HEADER_SIZE + dst->payload_bytes;
 	plan_union(dst, src, &u);
-	return BF_HEADER_SIZE + u.payload_bytes;
+	return u.stages > MAX_STAGES ? 0 : BF_HEADER_SIZE + u.payload_bytes;
 }
 
 /*

@@ -94,12 +94,13 @@ bf_intersect(bf_filter *dst, const bf_filter *src, bf_yield_fn yield,
 }
 
 uint64_t
-bf_union_bytes(const bf_filter *dst, const bf_filter *src)
+bf_union_bytes(const bf_filter *dst, const bf_filter *src, bf_yield_fn yield,
+			   void *arg)
 {
 	const bf_variant_ops *ops = bf_ops(dst->variant);
 
 	if (ops->union_bytes && bf_compatible(dst, src))
-		return ops->union_bytes(dst, src);
+		return ops->union_bytes(dst, src, yield, arg);
 	return BF_HEADER_SIZE + dst->payload_bytes;
 }
 

@@ -812,7 +812,7 @@ test_union(void)
 	plan_or_die(10000, 0.01, 4, &p);
 	build(&p, 0, 100, &a);
 	build(&p, 100, 200, &b);
-	need = bf_union_bytes(&a.f, &b.f);
+	need = bf_union_bytes(&a.f, &b.f, NULL, NULL);
 	CHECK(need == a.len, "sparse union needs %llu bytes, dst has %zu",
 		  (unsigned long long) need, a.len);
 	st = bf_union(&a.f, &b.f, NULL, NULL);
@@ -834,7 +834,7 @@ test_union(void)
 	/* dense: chained; bf_union refuses without changing anything */
 	build(&p, 0, 9000, &a);
 	build(&p, 9000, 18000, &b);
-	need = bf_union_bytes(&a.f, &b.f);
+	need = bf_union_bytes(&a.f, &b.f, NULL, NULL);
 	CHECK(need == a.len + b.len - 64, "dense union needs %llu, want %zu",
 		  (unsigned long long) need, a.len + b.len - 64);
 	before = check_malloc(a.len);
@@ -863,7 +863,7 @@ test_union(void)
 
 	/* an empty src adds nothing */
 	build(&p, 0, 0, &b);
-	CHECK(bf_union_bytes(&a.f, &b.f) == a.len &&
+	CHECK(bf_union_bytes(&a.f, &b.f, NULL, NULL) == a.len &&
 		  bf_union(&a.f, &b.f, NULL, NULL) == BF_OK && a.f.items == 9000,
 		  "union with an empty filter");
 	free(b.buf);
@@ -885,7 +885,7 @@ test_union(void)
 		CHECK(c.f.param == 1 && d.f.param == 2 && d.f.bits == c.f.bits,
 			  "setup: S %u and %u, bits %llu vs %llu", c.f.param, d.f.param,
 			  (unsigned long long) d.f.bits, (unsigned long long) c.f.bits);
-		need = bf_union_bytes(&c.f, &d.f);
+		need = bf_union_bytes(&c.f, &d.f, NULL, NULL);
 		CHECK(need == c.len + d.len - 64, "union of other stage lists needs %llu",
 			  (unsigned long long) need);
 		out = check_malloc((size_t) need);

@@ -123,7 +123,7 @@ chain_fill(chain *c, uint64_t from, uint64_t to)
 static bf_status
 chain_union(chain *dst, const bf_filter *src)
 {
-	uint64_t	bytes = bf_scalable_ops.union_bytes(&dst->f, src);
+	uint64_t	bytes = bf_scalable_ops.union_bytes(&dst->f, src, NULL, NULL);
 	unsigned char *out;
 	bf_status	st;
 
@@ -572,9 +572,9 @@ test_union(void)
 	chain_fill(&b, 50000, 100000);
 	CHECK(a.f.param == 6 && b.f.param == 6, "halves have %u and %u stages",
 		  a.f.param, b.f.param);
-	CHECK(bf_union_bytes(&a.f, &b.f) == a.len + b.f.payload_bytes,
+	CHECK(bf_union_bytes(&a.f, &b.f, NULL, NULL) == a.len + b.f.payload_bytes,
 		  "union bytes %llu, want both payloads",
-		  (unsigned long long) bf_union_bytes(&a.f, &b.f));
+		  (unsigned long long) bf_union_bytes(&a.f, &b.f, NULL, NULL));
 	CHECK(bf_union(&a.f, &b.f, NULL, NULL) == BF_E_UNSUPPORTED,
 		  "an in-place union that needs room is not refused");
 	st = chain_union(&a, &b.f);
@@ -609,8 +609,8 @@ test_union(void)
 	chain_fill(&a, 0, 300);
 	chain_fill(&b, 300, 600);
 	chain_fill(&all, 0, 600);
-	CHECK(bf_union_bytes(&a.f, &b.f) == a.len, "fitting union needs %llu bytes",
-		  (unsigned long long) bf_union_bytes(&a.f, &b.f));
+	CHECK(bf_union_bytes(&a.f, &b.f, NULL, NULL) == a.len, "fitting union needs %llu bytes",
+		  (unsigned long long) bf_union_bytes(&a.f, &b.f, NULL, NULL));
 	st = bf_union(&a.f, &b.f, NULL, NULL);
 	CHECK(st == BF_OK, "in-place union: %s", bf_status_message(st));
 	CHECK(memcmp(a.f.payload + 64, all.f.payload + 64, a.f.payload_bytes - 64) == 0,
@@ -623,7 +623,7 @@ test_union(void)
 	/* f | f is f (but for the items count) */
 	before = check_malloc(all.len);
 	memcpy(before, all.buf, all.len);
-	CHECK(bf_union_bytes(&all.f, &all.f) == all.len, "f | f needs room");
+	CHECK(bf_union_bytes(&all.f, &all.f, NULL, NULL) == all.len, "f | f needs room");
 	st = bf_union(&all.f, &all.f, NULL, NULL);
 	CHECK(st == BF_OK && memcmp(before + 64, all.buf + 64, all.len - 64) == 0,
 		  "f | f changed the payload (%s)", bf_status_message(st));
@@ -639,7 +639,7 @@ test_union(void)
 	free(x.buf);
 	chain_new(&x, 1000, 0.01, 9);
 	chain_fill(&x, 2000, 2500);
-	CHECK(bf_scalable_ops.union_bytes(&b.f, &x.f) == b.len,
+	CHECK(bf_scalable_ops.union_bytes(&b.f, &x.f, NULL, NULL) == b.len,
 		  "the room of stage 2 not used");
 	st = chain_union(&b, &x.f);
 	free(x.buf);

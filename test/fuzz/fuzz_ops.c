@@ -342,7 +342,7 @@ do_union(slot *t, slot *o, bool self)
 {
 	const bf_filter *src = self ? &t->f : &o->f;
 	bool		compat = bf_compatible(&t->f, src);
-	uint64_t	need = bf_union_bytes(&t->f, src);
+	uint64_t	need = bf_union_bytes(&t->f, src, NULL, NULL);
 	unsigned char *snap_t = snapshot(t),
 			   *snap_o = self ? NULL : snapshot(o);
 	uint64_t	yields = 0;
@@ -354,7 +354,8 @@ do_union(slot *t, slot *o, bool self)
 
 	memcpy(src_h, self ? t->kh : o->kh, sizeof(bf_hash) * nsrc);
 	memcpy(src_c, self ? t->kc : o->kc, sizeof(uint32_t) * nsrc);
-	FZ_ASSERT(need >= t->len, "bf_union_bytes %llu < %zu", (unsigned long long) need, t->len);
+	FZ_ASSERT(need == 0 || need >= t->len, "bf_union_bytes %llu < %zu",
+			  (unsigned long long) need, t->len);
 	if (!compat)
 	{
 		FZ_ASSERT(need == t->len, "bf_union_bytes of incompatible filters %llu",
@@ -366,6 +367,18 @@ do_union(slot *t, slot *o, bool self)
 		FZ_ASSERT(st == BF_E_INCOMPATIBLE, "bf_union_into of incompatible filters: %s",
 				  bf_status_message(st));
 		check_unchanged(t, snap_t, "bf_union (incompatible)");
+		drop_snapshot(snap_o);
+		return;
+	}
+	if (need == 0)
+	{
+		/* past the stages the format allows: refused, nothing changed */
+		FZ_ASSERT(t->f.variant == BF_SCALABLE || t->f.variant == BF_CUCKOO,
+				  "bf_union_bytes 0 for variant %d", t->f.variant);
+		st = bf_union(&t->f, src, fz_yield, &yields);
+		FZ_ASSERT(st == BF_E_TOO_LARGE || st == BF_E_FULL || st == BF_E_UNSUPPORTED,
+				  "bf_union past the stage limit: %s", bf_status_message(st));
+		check_unchanged(t, snap_t, "bf_union past the stage limit");
 		drop_snapshot(snap_o);
 		return;
 	}

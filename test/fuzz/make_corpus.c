@@ -153,7 +153,7 @@ remove_range(flt *x, int64_t first, int count)
 static void
 unite(flt *dst, const flt *src)
 {
-	uint64_t	need = bf_union_bytes(&dst->f, &src->f);
+	uint64_t	need = bf_union_bytes(&dst->f, &src->f, NULL, NULL);
 	bf_status	st;
 
 	if (need == dst->len)
