@@ -38,7 +38,7 @@ state_flatten_into(ExpandedObjectHeader *eohptr, void *result,
 	memcpy(result, state->fb.flat, allocated_size);
 }
 
-static const ExpandedObjectMethods state_methods = {
+const ExpandedObjectMethods bloom_state_methods = {
 	state_get_flat_size,
 	state_flatten_into
 };
@@ -51,7 +51,7 @@ state_alloc(MemoryContext parent)
 												 ALLOCSET_SMALL_SIZES);
 	BloomState *state = MemoryContextAlloc(objcxt, sizeof(BloomState));
 
-	EOH_init_header(&state->hdr, &state_methods, objcxt);
+	EOH_init_header(&state->hdr, &bloom_state_methods, objcxt);
 	return state;
 }
 
@@ -93,7 +93,7 @@ bloom_state_from_datum(Datum d, bool flush)
 	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
 		return NULL;
 	eoh = DatumGetEOHP(d);
-	if (eoh->eoh_methods != &state_methods)
+	if (eoh->eoh_methods != &bloom_state_methods)
 		return NULL;
 	state = (BloomState *) eoh;
 	if (flush)

@@ -93,10 +93,26 @@ new_state(FunctionCallInfo fcinfo, MemoryContext aggctx)
 Datum
 bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = aggregate_context(fcinfo, "bloomfilter_agg_trans");
-	CallCache  *cc;
+	MemoryContext aggctx;
+	CallCache  *cc = (CallCache *) fcinfo->flinfo->fn_extra;
 	ElementHasher *eh;
 	BloomState *state;
+
+	/*
+	 * Every row but the first: the state this function returned for the
+	 * previous row (nodeAgg hands it back as it is) and an element.  Only
+	 * this function makes such a state, inside an aggregate.
+	 */
+	if (likely(cc != NULL && !PG_ARGISNULL(0) && !PG_ARGISNULL(1)) &&
+		(state = bloom_state_rw(PG_GETARG_DATUM(0))) != NULL)
+	{
+		filterbuf_add_deferred(&state->fb,
+							   element_hash(&cc->elem, PG_GETARG_DATUM(1),
+											state->fb.view.seed));
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+
+	aggctx = aggregate_context(fcinfo, "bloomfilter_agg_trans");
 
 	if (PG_ARGISNULL(1))
 	{

@@ -137,7 +137,7 @@ extern void element_hasher_init(ElementHasher *eh, Oid type,
 extern void element_hasher_init_checked(FunctionCallInfo fcinfo,
 										ElementHasher *eh, Oid type,
 										int filter_argno);
-extern bf_hash element_hash(ElementHasher *eh, Datum value, uint64 seed);
+extern bf_hash element_hash_any(ElementHasher *eh, Datum value, uint64 seed);
 extern ElementHasher *element_hasher_for_arg(FunctionCallInfo fcinfo,
 											 CallCache *cc, int argno);
 
@@ -161,11 +161,37 @@ extern BloomState *bloom_state_create(MemoryContext parent,
 									  const bf_params *params);
 extern BloomState *bloom_state_copy(MemoryContext parent, BloomFilter *bf);
 extern BloomState *bloom_state_from_datum(Datum d, bool flush);
+extern const ExpandedObjectMethods bloom_state_methods;
 extern Datum bloom_state_datum(BloomState *state);
 
 
 /* filter_cache.c */
 extern bf_filter *filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc,
 									 int argno);
+
+/*
+ * Hot-path helpers, inlined into the per-row functions
+ */
+
+/* The hash of an element: a short text or bytea here, the rest in element.c */
+static inline bf_hash
+element_hash(ElementHasher *eh, Datum value, uint64 seed)
+{
+	if (eh->kind == ELEM_BYTES && VARATT_IS_SHORT(DatumGetPointer(value)))
+		return bf_hash_bytes(VARDATA_SHORT(DatumGetPointer(value)),
+							 VARSIZE_SHORT(DatumGetPointer(value)) - VARHDRSZ_SHORT,
+							 seed);
+	return element_hash_any(eh, value, seed);
+}
+
+/* The aggregate state a transition function handed back, or NULL */
+static inline BloomState *
+bloom_state_rw(Datum d)
+{
+	if (!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)) ||
+		DatumGetEOHP(d)->eoh_methods != &bloom_state_methods)
+		return NULL;
+	return (BloomState *) DatumGetEOHP(d);
+}
 
 #endif							/* BLOOMFILTER_H */

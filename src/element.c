@@ -76,7 +76,7 @@ element_hasher_init(ElementHasher *eh, Oid type, MemoryContext mcxt)
 }
 
 bf_hash
-element_hash(ElementHasher *eh, Datum value, uint64 seed)
+element_hash_any(ElementHasher *eh, Datum value, uint64 seed)
 {
 	bf_hash		h;
 

@@ -24,6 +24,8 @@
 #include "bloomfilter.h"
 
 #include "access/detoast.h"
+#include "access/table.h"
+#include "access/tableam.h"
 #include "nodes/primnodes.h"
 
 #define FC_NONE			0
@@ -50,17 +52,47 @@ arg_is_const(FmgrInfo *flinfo, int argno)
 	return argno < list_length(args) && IsA(list_nth(args, argno), Const);
 }
 
+/* Forgets the cached copy */
+static void
+cache_reset(FilterCache *fc)
+{
+	filterbuf_free(&fc->copy);
+	if (fc->key)
+		pfree(fc->key);
+	fc->key = NULL;
+	fc->kind = FC_NONE;
+}
+
+/*
+ * Replaces the cached copy with the stored value 'ext' points to, read from
+ * its TOAST table straight into the aligned buffer: a stored filter (never
+ * compressed, as the type's storage is external) then costs one copy and
+ * its own size in memory, not two of each as detoasting and copying would.
+ */
+static void
+cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc,
+			const struct varatt_external *ext)
+{
+	int32		size = VARATT_EXTERNAL_GET_EXTSIZE(*ext);
+	Relation	toastrel;
+
+	cache_reset(fc);
+	filterbuf_alloc(&fc->copy, fcinfo->flinfo->fn_mcxt, size, true);
+	toastrel = table_open(ext->va_toastrelid, AccessShareLock);
+	table_relation_fetch_toast_slice(toastrel, ext->va_valueid, size, 0, size,
+									 fc->copy.flat);
+	table_close(toastrel, AccessShareLock);
+	bloomfilter_open(fc->copy.flat, &fc->copy.view);
+	fc->filter = fc->copy.view;
+}
+
 /* Replaces the cached copy with a detoasted copy of 'raw' */
 static void
 cache_detoast(FunctionCallInfo fcinfo, FilterCache *fc, struct varlena *raw)
 {
 	struct varlena *detoasted;
 
-	filterbuf_free(&fc->copy);
-	if (fc->key)
-		pfree(fc->key);
-	fc->key = NULL;
-	fc->kind = FC_NONE;
+	cache_reset(fc);
 	detoasted = detoast_attr(raw);
 	filterbuf_copy(&fc->copy, fcinfo->flinfo->fn_mcxt, detoasted, true);
 	pfree(detoasted);
@@ -80,7 +112,10 @@ filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc, int argno)
 		if (fc->kind == FC_TOAST && fc->valueid == ext.va_valueid &&
 			fc->toastrelid == ext.va_toastrelid)
 			return &fc->filter;
-		cache_detoast(fcinfo, fc, raw);
+		if (VARATT_EXTERNAL_IS_COMPRESSED(ext))
+			cache_detoast(fcinfo, fc, raw);
+		else
+			cache_fetch(fcinfo, fc, &ext);
 		fc->kind = FC_TOAST;
 		fc->toastrelid = ext.va_toastrelid;
 		fc->valueid = ext.va_valueid;
