@@ -148,7 +148,6 @@ extern void filterbuf_copy(FilterBuf *fb, MemoryContext mcxt,
 						   struct varlena *bf, bool aligned);
 extern void filterbuf_free(FilterBuf *fb);
 extern void filterbuf_add(FilterBuf *fb, bf_hash h);
-extern void filterbuf_add_deferred(FilterBuf *fb, bf_hash h);
 extern void filterbuf_flush(FilterBuf *fb);
 extern void filterbuf_merge(FilterBuf *fb, const bf_filter *src,
 							bool intersect);
@@ -182,6 +181,17 @@ element_hash(ElementHasher *eh, Datum value, uint64 seed)
 							 VARSIZE_SHORT(DatumGetPointer(value)) - VARHDRSZ_SHORT,
 							 seed);
 	return element_hash_any(eh, value, seed);
+}
+
+/*
+ * Adds one hash a little later (bf_add_later): its cache line is fetched
+ * while the next elements are hashed.  Readers call filterbuf_flush first.
+ */
+static inline void
+filterbuf_add_deferred(FilterBuf *fb, bf_hash h)
+{
+	if (!bf_add_later(&fb->view, &fb->pending, h))
+		filterbuf_add(fb, h);
 }
 
 /* The aggregate state a transition function handed back, or NULL */

@@ -27,12 +27,18 @@
 #define HUGE_PAGE	(2 * 1024 * 1024)
 #define HUGE_FROM	HUGE_PAGE
 
-/* Room for 'bytes' serialised bytes; contents undefined */
+/*
+ * Room for 'bytes' serialised bytes; contents undefined.  A huge-page
+ * payload is given whole huge pages (the last one partly unused), so that
+ * every block of it lies on one.
+ */
 void
 filterbuf_alloc(FilterBuf *fb, MemoryContext mcxt, Size bytes, bool aligned)
 {
 	Size		boundary = !aligned ? 1 : bytes >= HUGE_FROM ? HUGE_PAGE : CACHE_LINE;
-	Size		size = VARHDRSZ + bytes + boundary - 1;
+	Size		room = boundary != HUGE_PAGE ? bytes :
+		BF_HEADER_SIZE + TYPEALIGN(HUGE_PAGE, bytes - BF_HEADER_SIZE);
+	Size		size = VARHDRSZ + room + boundary - 1;
 	char	   *raw = MemoryContextAllocExtended(mcxt, size, MCXT_ALLOC_HUGE);
 	uintptr_t	payload = (uintptr_t) raw + VARHDRSZ + BF_HEADER_SIZE;
 	Size		pad = (boundary - payload % boundary) % boundary;
@@ -46,8 +52,7 @@ filterbuf_alloc(FilterBuf *fb, MemoryContext mcxt, Size bytes, bool aligned)
 #ifdef MADV_HUGEPAGE
 	if (boundary == HUGE_PAGE)
 		(void) madvise((char *) fb->flat + VARHDRSZ + BF_HEADER_SIZE,
-					   (bytes - BF_HEADER_SIZE) / HUGE_PAGE * HUGE_PAGE,
-					   MADV_HUGEPAGE);
+					   room - BF_HEADER_SIZE, MADV_HUGEPAGE);
 #endif
 }
 
@@ -115,17 +120,6 @@ filterbuf_add(FilterBuf *fb, bf_hash h)
 		bf_grow(&fb->view, VARDATA(next.flat));
 		replace(fb, &next);
 	}
-}
-
-/*
- * Adds one hash a little later (bf_add_later): its cache line is fetched
- * while the next elements are hashed.  Readers call filterbuf_flush first.
- */
-void
-filterbuf_add_deferred(FilterBuf *fb, bf_hash h)
-{
-	if (!bf_add_later(&fb->view, &fb->pending, h))
-		filterbuf_add(fb, h);
 }
 
 /* Applies every deferred add */
