@@ -66,6 +66,18 @@ filterbuf_copy(FilterBuf *fb, MemoryContext mcxt, struct varlena *bf,
 	bloomfilter_open(fb->flat, &fb->view);
 }
 
+/* Takes over a palloc'd, detoasted filter of our own (unaligned), opened */
+void
+filterbuf_adopt(FilterBuf *fb, MemoryContext mcxt, struct varlena *bf)
+{
+	fb->alloc = bf;
+	fb->flat = bf;
+	fb->mcxt = mcxt;
+	fb->aligned = false;
+	memset(&fb->pending, 0, sizeof(fb->pending));
+	bloomfilter_open(fb->flat, &fb->view);
+}
+
 void
 filterbuf_free(FilterBuf *fb)
 {

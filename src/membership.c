@@ -9,6 +9,8 @@
  */
 #include "bloomfilter.h"
 
+#include "access/detoast.h"
+
 #include "miscadmin.h"
 #include "utils/array.h"
 
@@ -23,17 +25,27 @@ PG_FUNCTION_INFO_V1(bloomfilter_remove);
 /* Elements between checks for query cancel in array loops */
 #define CANCEL_INTERVAL 65536
 
-/* A writable copy of argument 0, opened; it becomes the result */
+/*
+ * Argument 0 as a writable filter that becomes the result.  A value that
+ * had to be detoasted (stored, compressed, short or expanded) already is a
+ * copy of our own, and is used as it is: a stored filter is copied once.
+ */
 static void
 copy_filter(FunctionCallInfo fcinfo, FilterBuf *fb)
 {
-	filterbuf_copy(fb, CurrentMemoryContext,
-				   (struct varlena *) PG_GETARG_BLOOMFILTER_P(0), false);
+	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(0);
+
+	if (VARATT_IS_EXTENDED(raw))
+		filterbuf_adopt(fb, CurrentMemoryContext, detoast_attr(raw));
+	else
+		filterbuf_copy(fb, CurrentMemoryContext, raw, false);
 }
 
 /*
  * bloomfilter_add(f, elem), f || elem.  Not strict: adding NULL leaves the
- * filter as it was, so UPDATE t SET f = f || x never loses a filter.
+ * filter as it was, so UPDATE t SET f = f || x never loses a filter.  An
+ * add that needs a stage the filter cannot take is refused before the
+ * filter is copied.
  */
 Datum
 bloomfilter_add(PG_FUNCTION_ARGS)
@@ -41,6 +53,9 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 	CallCache  *cc;
 	ElementHasher *eh;
 	FilterBuf	fb;
+	struct varlena *raw;
+	bf_filter	view;
+	bf_hash		h;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -48,8 +63,18 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	cc = bloomfilter_call_cache(fcinfo);
 	eh = element_hasher_for_arg(fcinfo, cc, 1);
-	copy_filter(fcinfo, &fb);
-	filterbuf_add(&fb, element_hash(eh, PG_GETARG_DATUM(1), fb.view.seed));
+	raw = (struct varlena *) PG_GETARG_POINTER(0);
+	if (VARATT_IS_EXTENDED(raw))
+		raw = detoast_attr(raw);	/* a copy of our own */
+	bloomfilter_open(raw, &view);
+	h = element_hash(eh, PG_GETARG_DATUM(1), view.seed);
+	if (bf_add_grows(&view, h))
+		(void) bloomfilter_checked_size(&view, bf_grow_bytes(&view));
+	if (raw != (struct varlena *) PG_GETARG_POINTER(0))
+		filterbuf_adopt(&fb, CurrentMemoryContext, raw);
+	else
+		filterbuf_copy(&fb, CurrentMemoryContext, raw, false);
+	filterbuf_add(&fb, h);
 	PG_RETURN_POINTER(fb.flat);
 }
 

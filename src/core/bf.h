@@ -220,6 +220,8 @@ extern void bf_add_pending(bf_filter *f, bf_pending *q);
 extern bf_status bf_remove(bf_filter *f, bf_hash h);
 extern bool bf_can_remove(bf_variant variant);
 extern uint64_t bf_grow_bytes(const bf_filter *f);
+/* true when bf_add(f, h) would certainly ask for growth (scalable) */
+extern bool bf_add_grows(const bf_filter *f, bf_hash h);
 extern void bf_grow(const bf_filter *f, void *buf);
 
 /* setops.c: combining, comparing and inspecting */

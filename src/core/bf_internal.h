@@ -93,6 +93,8 @@ typedef struct bf_variant_ops
 	 * BF_E_FULL, so deferred adds (bf_add_later) never need to grow.
 	 */
 	const void *(*line_of) (const bf_filter *f, bf_hash h);
+	/* whether adding h certainly returns BF_E_FULL; NULL: not known before */
+	bool		(*add_grows) (const bf_filter *f, bf_hash h);
 } bf_variant_ops;
 
 extern const bf_variant_ops bf_blocked_ops;

@@ -397,25 +397,54 @@ scalable_contains(const bf_filter *f, bf_hash h)
  * elements must not make the chain grow.  New elements go into the last
  * stage; when that is full the caller grows the chain first.
  */
+typedef enum
+{
+	ADD_PRESENT,				/* some stage has h: nothing to do */
+	ADD_ROOM,					/* the last stage takes it */
+	ADD_FULL					/* a new stage is needed first */
+} add_case;
+
+/* What adding h means; 's' is left at the last stage */
+static add_case
+add_case_of(const bf_filter *f, bf_hash h, stage *s)
+{
+	uint32_t	i = 0;
+
+	/* a valid filter has at least one stage */
+	stage_read(f->payload, s);
+	for (;;)
+	{
+		if (stage_test(s, h))
+			return ADD_PRESENT;
+		if (++i == f->param)
+			break;
+		stage_read(stage_end(s), s);
+	}
+	return s->held >= s->capacity ? ADD_FULL : ADD_ROOM;
+}
+
+static bool
+scalable_add_grows(const bf_filter *f, bf_hash h)
+{
+	stage		s;
+
+	return add_case_of(f, h, &s) == ADD_FULL;
+}
+
 static bf_status
 scalable_add(bf_filter *f, bf_hash h)
 {
-	unsigned char *p = f->payload;
 	stage		s;
-	uint32_t	i;
 
-	/* a valid filter has at least one stage; s ends as the last one */
-	stage_read(p, &s);
-	for (i = 0;;)
+	switch (add_case_of(f, h, &s))
 	{
-		if (stage_test(&s, h))
+		case ADD_PRESENT:
 			return BF_OK;
-		if (++i == f->param)
+		case ADD_FULL:
+			return BF_E_FULL;
+		case ADD_ROOM:
 			break;
-		stage_read(stage_end(&s), &s);
 	}
-	if (s.held >= s.capacity)
-		return BF_E_FULL;
 	stage_set(&s, h);
 	bf_put_le64(s.head + ST_HELD, s.held + 1);
 	return BF_OK;
@@ -904,5 +933,6 @@ const bf_variant_ops bf_scalable_ops = {
 	.grow_bytes = scalable_grow_bytes,
 	.grow = scalable_grow,
 	.compatible = scalable_compatible,
-	.filter_capacity = scalable_filter_capacity
+	.filter_capacity = scalable_filter_capacity,
+	.add_grows = scalable_add_grows,
 };

@@ -173,6 +173,14 @@ bf_remove(bf_filter *f, bf_hash h)
 	return st;
 }
 
+bool
+bf_add_grows(const bf_filter *f, bf_hash h)
+{
+	const bf_variant_ops *ops = ops_of(f);
+
+	return ops->add_grows != NULL && ops->add_grows(f, h);
+}
+
 /* 0 when the filter does not grow */
 uint64_t
 bf_grow_bytes(const bf_filter *f)
