@@ -166,6 +166,9 @@ extern const ExpandedObjectMethods bloom_state_methods;
 extern Datum bloom_state_datum(BloomState *state);
 
 
+/* prefetch_scan.c */
+extern void prefetch_scan_init(void);
+
 /* filter_cache.c */
 extern bf_filter *filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc,
 									 int argno);

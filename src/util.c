@@ -10,6 +10,15 @@
 
 PG_MODULE_MAGIC;
 
+void		_PG_init(void);
+
+/* Loading the library: the prefetching scan's setting, methods and hook */
+void
+_PG_init(void)
+{
+	prefetch_scan_init();
+}
+
 /*
  * Opens a filter that PostgreSQL handed us (any varlena header, not
  * external): every way in was validated, so bad bytes mean corruption.

@@ -1,0 +1,461 @@
+/*
+ * prefetch_scan.c
+ *		A sequential scan that tests a Bloom filter a few rows ahead.
+ *
+ * WHERE f @> col, with f the same for the whole scan (a constant, or a
+ * scalar subquery run once), costs one cache miss per row: the executor
+ * needs each row's answer before it reads the next row, so a plain qual
+ * cannot overlap one row's miss with the work of the next.  This custom
+ * scan can: it reads rows PREFETCH_DEPTH ahead of the one it returns,
+ * hashes each row's element as it is read and prefetches the block the
+ * test will touch, and tests the row when it leaves the queue, by which
+ * time the block has arrived.  The other quals, the projection and
+ * everything else are those of a sequential scan.
+ *
+ * set_rel_pathlist_hook offers it for a table whose restriction list has
+ * such a clause, at a little less than the sequential scan's cost; the
+ * clause then leaves the plan's qual and the scan evaluates it.  The
+ * operator's restriction estimator lives in this library, so the library
+ * is loaded before the planner looks for paths.  SET bloomfilter.prefetch_scan
+ * = off turns it off.
+ */
+#include "bloomfilter.h"
+
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "catalog/pg_class.h"
+#include "executor/executor.h"
+#include "nodes/extensible.h"
+#include "nodes/nodeFuncs.h"
+#include "miscadmin.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+#include "commands/explain.h"
+
+/* Rows read ahead of the one returned */
+#define PREFETCH_DEPTH	16
+
+extern Datum bloomfilter_contains(PG_FUNCTION_ARGS);
+extern Datum bloomfilter_contained(PG_FUNCTION_ARGS);
+
+static bool prefetch_scan_enabled = true;
+static set_rel_pathlist_hook_type prev_pathlist_hook = NULL;
+
+typedef struct PrefetchScanState
+{
+	CustomScanState css;
+	Expr	   *clause;			/* the filter test, for EXPLAIN */
+	ExprState  *filter_expr;	/* the filter, evaluated once per scan */
+	ExprState  *elem_expr;		/* the element, per row */
+	ElementHasher hasher;
+	bool		have_filter;	/* filter evaluated for this scan */
+	bool		filter_null;	/* ... and NULL: no row passes */
+	FilterBuf	filter;			/* aligned copy of the filter */
+	TableScanDesc scan;
+	TupleTableSlot *fetched;	/* what the table AM returns a row in */
+	bool		eof;
+	TupleTableSlot *ring[PREFETCH_DEPTH];
+	bf_hash		hash[PREFETCH_DEPTH];
+	bool		elem_null[PREFETCH_DEPTH];
+	int			head;
+	int			count;
+} PrefetchScanState;
+
+static Plan *plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel,
+								CustomPath *best_path, List *tlist,
+								List *clauses, List *custom_plans);
+static Node *create_prefetch_state(CustomScan *cscan);
+static void begin_prefetch_scan(CustomScanState *node, EState *estate,
+								int eflags);
+static TupleTableSlot *exec_prefetch_scan(CustomScanState *node);
+static void end_prefetch_scan(CustomScanState *node);
+static void rescan_prefetch_scan(CustomScanState *node);
+static void explain_prefetch_scan(CustomScanState *node, List *ancestors,
+								  ExplainState *es);
+
+static const CustomPathMethods path_methods = {
+	.CustomName = "bloomfilter prefetch",
+	.PlanCustomPath = plan_prefetch_path,
+};
+
+static const CustomScanMethods scan_methods = {
+	.CustomName = "bloomfilter prefetch",
+	.CreateCustomScanState = create_prefetch_state,
+};
+
+static const CustomExecMethods exec_methods = {
+	.CustomName = "bloomfilter prefetch",
+	.BeginCustomScan = begin_prefetch_scan,
+	.ExecCustomScan = exec_prefetch_scan,
+	.EndCustomScan = end_prefetch_scan,
+	.ReScanCustomScan = rescan_prefetch_scan,
+	.ExplainCustomScan = explain_prefetch_scan,
+};
+
+/* ----------------------------------------------------------------------
+ * Planning
+ * ---------------------------------------------------------------------- */
+
+/*
+ * If 'clause' is  filter @> elem  or  elem <@ filter  with one of this
+ * library's functions, a filter fixed for the scan (no Vars, nothing
+ * volatile, no subplan run per row) and an element that is not itself a
+ * filter, sets *filter and *elem.
+ */
+static bool
+match_clause(Expr *clause, Expr **filter, Expr **elem)
+{
+	OpExpr	   *op;
+	FmgrInfo	finfo;
+	int			filter_arg;
+
+	if (!IsA(clause, OpExpr))
+		return false;
+	op = (OpExpr *) clause;
+	if (list_length(op->args) != 2)
+		return false;
+	fmgr_info(op->opfuncid, &finfo);
+	if (finfo.fn_addr == bloomfilter_contains)
+		filter_arg = 0;
+	else if (finfo.fn_addr == bloomfilter_contained)
+		filter_arg = 1;
+	else
+		return false;
+	*filter = (Expr *) list_nth(op->args, filter_arg);
+	*elem = (Expr *) list_nth(op->args, 1 - filter_arg);
+	if (contain_var_clause((Node *) *filter) ||
+		contain_volatile_functions((Node *) *filter) ||
+		contain_subplans((Node *) *filter) ||
+		contain_volatile_functions((Node *) *elem) ||
+		contain_subplans((Node *) *elem) ||
+		exprType((Node *) *elem) == exprType((Node *) *filter))
+		return false;
+	return true;
+}
+
+/* The first clause the scan can take over, or NULL */
+static RestrictInfo *
+find_clause(RelOptInfo *rel)
+{
+	ListCell   *lc;
+
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		Expr	   *filter,
+				   *elem;
+
+		if (!rinfo->pseudoconstant &&
+			match_clause(rinfo->clause, &filter, &elem))
+			return rinfo;
+	}
+	return NULL;
+}
+
+static void
+add_prefetch_path(PlannerInfo *root, RelOptInfo *rel, Index rti,
+				  RangeTblEntry *rte)
+{
+	CustomPath *cpath;
+	Path	   *seq;
+
+	if (!prefetch_scan_enabled ||
+		(rel->reloptkind != RELOPT_BASEREL &&
+		 rel->reloptkind != RELOPT_OTHER_MEMBER_REL) ||
+		rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
+		rel->lateral_relids != NULL || find_clause(rel) == NULL)
+		return;
+
+	/* a sequential scan's cost, less a little: the misses overlap */
+	seq = create_seqscan_path(root, rel, NULL, 0);
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = rel;
+	cpath->path.pathtarget = rel->reltarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.parallel_workers = 0;
+	cpath->path.rows = seq->rows;
+	cpath->path.startup_cost = seq->startup_cost;
+	cpath->path.total_cost = seq->total_cost -
+		0.5 * cpu_operator_cost * rel->tuples;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cpath->methods = &path_methods;
+	add_path(rel, &cpath->path);
+}
+
+static void
+prefetch_pathlist_hook(PlannerInfo *root, RelOptInfo *rel, Index rti,
+					   RangeTblEntry *rte)
+{
+	if (prev_pathlist_hook)
+		prev_pathlist_hook(root, rel, rti, rte);
+	add_prefetch_path(root, rel, rti, rte);
+}
+
+/*
+ * The plan: the scan's own clause goes to custom_exprs (filter, element,
+ * the whole clause for EXPLAIN), the others stay in the qual.
+ */
+static Plan *
+plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				   List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	RestrictInfo *mine = find_clause(rel);
+	List	   *quals = NIL;
+	ListCell   *lc;
+	Expr	   *filter,
+			   *elem;
+
+	Assert(mine != NULL);
+	(void) match_clause(mine->clause, &filter, &elem);
+	foreach(lc, clauses)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (rinfo != mine)
+			quals = lappend(quals, rinfo);
+	}
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = extract_actual_clauses(quals, false);
+	cscan->scan.scanrelid = rel->relid;
+	cscan->flags = best_path->flags;
+	cscan->custom_exprs = list_make3(filter, elem, mine->clause);
+	cscan->methods = &scan_methods;
+	return &cscan->scan.plan;
+}
+
+/* ----------------------------------------------------------------------
+ * Execution
+ * ---------------------------------------------------------------------- */
+
+static Node *
+create_prefetch_state(CustomScan *cscan)
+{
+	PrefetchScanState *ps = palloc0(sizeof(PrefetchScanState));
+
+	NodeSetTag(ps, T_CustomScanState);
+	ps->css.methods = &exec_methods;
+	ps->css.flags = cscan->flags;
+	return (Node *) ps;
+}
+
+static void
+begin_prefetch_scan(CustomScanState *node, EState *estate, int eflags)
+{
+	PrefetchScanState *ps = (PrefetchScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	Relation	rel = node->ss.ss_currentRelation;
+	Expr	   *elem = lsecond(cscan->custom_exprs);
+	int			i;
+
+	/*
+	 * ExecInitCustomScan gave the scan a virtual slot and compiled the qual
+	 * and the projection for one.  The rows are returned in the table's own
+	 * slots (keeping their ctid, deformed only as far as needed), so the
+	 * scan slot and both expressions are made again for that slot type.
+	 */
+	ExecInitScanTupleSlot(estate, &node->ss, RelationGetDescr(rel),
+						  table_slot_callbacks(rel));
+	node->ss.ps.qual = ExecInitQual(cscan->scan.plan.qual, &node->ss.ps);
+	ExecAssignScanProjectionInfoWithVarno(&node->ss, cscan->scan.scanrelid);
+
+	ps->filter_expr = ExecInitExpr(linitial(cscan->custom_exprs), &node->ss.ps);
+	ps->elem_expr = ExecInitExpr(elem, &node->ss.ps);
+	ps->clause = lthird(cscan->custom_exprs);
+	element_hasher_init(&ps->hasher, exprType((Node *) elem),
+						estate->es_query_cxt);
+	ps->fetched = table_slot_create(rel, &estate->es_tupleTable);
+	for (i = 0; i < PREFETCH_DEPTH; i++)
+		ps->ring[i] = table_slot_create(rel, &estate->es_tupleTable);
+}
+
+/* The filter of this scan, evaluated and copied once */
+static void
+load_filter(PrefetchScanState *ps)
+{
+	ExprContext *econtext = ps->css.ss.ps.ps_ExprContext;
+	MemoryContext mcxt = ps->css.ss.ps.state->es_query_cxt;
+	Datum		d;
+
+	filterbuf_free(&ps->filter);
+	d = ExecEvalExprSwitchContext(ps->filter_expr, econtext, &ps->filter_null);
+	if (!ps->filter_null)
+	{
+		struct varlena *bf = PG_DETOAST_DATUM(d);
+
+		filterbuf_copy(&ps->filter, mcxt, bf, true);
+		if (bf != (struct varlena *) DatumGetPointer(d))
+			pfree(bf);
+	}
+	ResetExprContext(econtext);
+	ps->have_filter = true;
+}
+
+/* Reads one row into the ring's next place, hashing and prefetching it */
+static bool
+read_ahead(PrefetchScanState *ps)
+{
+	int			at = (ps->head + ps->count) % PREFETCH_DEPTH;
+	TupleTableSlot *slot = ps->ring[at];
+	ExprContext *econtext = ps->css.ss.ps.ps_ExprContext;
+	Datum		d;
+
+	/*
+	 * The heap AM keeps the row it returns in its scan descriptor, which the
+	 * next row overwrites; the copy is a reference of the ring slot's own
+	 * (a pin on the buffer, and the tuple header).
+	 */
+	if (!table_scan_getnextslot(ps->scan, ForwardScanDirection, ps->fetched))
+		return false;
+	ExecCopySlot(slot, ps->fetched);
+	econtext->ecxt_scantuple = slot;
+	d = ExecEvalExprSwitchContext(ps->elem_expr, econtext, &ps->elem_null[at]);
+	if (!ps->elem_null[at])
+	{
+		ps->hash[at] = element_hash(&ps->hasher, d, ps->filter.view.seed);
+		bf_prefetch(&ps->filter.view, ps->hash[at]);
+	}
+	ResetExprContext(econtext);
+	ps->count++;
+	return true;
+}
+
+/* The next row that passes the filter test, for ExecScan */
+static TupleTableSlot *
+next_row(ScanState *ss)
+{
+	PrefetchScanState *ps = (PrefetchScanState *) ss;
+
+	if (!ps->have_filter)
+		load_filter(ps);
+	if (ps->filter_null)
+		return ExecClearTuple(ss->ss_ScanTupleSlot);
+	if (ps->scan == NULL)
+		ps->scan = table_beginscan(ss->ss_currentRelation,
+								   ss->ps.state->es_snapshot, 0, NULL);
+	for (;;)
+	{
+		int			at;
+
+		while (!ps->eof && ps->count < PREFETCH_DEPTH)
+			ps->eof = !read_ahead(ps);
+		if (ps->count == 0)
+			return ExecClearTuple(ss->ss_ScanTupleSlot);
+		at = ps->head;
+		ps->head = (ps->head + 1) % PREFETCH_DEPTH;
+		ps->count--;
+		if (!ps->elem_null[at] && bf_contains(&ps->filter.view, ps->hash[at]))
+			return ps->ring[at];
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* EvalPlanQual: the row again, against the filter */
+static bool
+recheck_row(ScanState *ss, TupleTableSlot *slot)
+{
+	PrefetchScanState *ps = (PrefetchScanState *) ss;
+	ExprContext *econtext = ss->ps.ps_ExprContext;
+	bool		isnull;
+	Datum		d;
+	bool		pass;
+
+	if (!ps->have_filter)
+		load_filter(ps);
+	if (ps->filter_null)
+		return false;
+	econtext->ecxt_scantuple = slot;
+	d = ExecEvalExprSwitchContext(ps->elem_expr, econtext, &isnull);
+	pass = !isnull &&
+		bf_contains(&ps->filter.view,
+					element_hash(&ps->hasher, d, ps->filter.view.seed));
+	ResetExprContext(econtext);
+	return pass;
+}
+
+static TupleTableSlot *
+exec_prefetch_scan(CustomScanState *node)
+{
+	return ExecScan(&node->ss, next_row, recheck_row);
+}
+
+static void
+clear_ring(PrefetchScanState *ps)
+{
+	int			i;
+
+	for (i = 0; i < PREFETCH_DEPTH; i++)
+		ExecClearTuple(ps->ring[i]);
+	ExecClearTuple(ps->fetched);
+	ps->head = 0;
+	ps->count = 0;
+	ps->eof = false;
+}
+
+static void
+end_prefetch_scan(CustomScanState *node)
+{
+	PrefetchScanState *ps = (PrefetchScanState *) node;
+
+	clear_ring(ps);
+	if (ps->scan)
+		table_endscan(ps->scan);
+	ps->scan = NULL;
+	filterbuf_free(&ps->filter);
+}
+
+static void
+rescan_prefetch_scan(CustomScanState *node)
+{
+	PrefetchScanState *ps = (PrefetchScanState *) node;
+
+	clear_ring(ps);
+	if (ps->scan)
+		table_rescan(ps->scan, NULL);
+	/* a filter that depends on a parameter that changed is read again */
+	if (node->ss.ps.chgParam != NULL)
+		ps->have_filter = false;
+	ExecScanReScan(&node->ss);
+}
+
+static void
+explain_prefetch_scan(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	PrefetchScanState *ps = (PrefetchScanState *) node;
+	List	   *context;
+
+	context = set_deparse_context_plan(es->deparse_cxt,
+									   node->ss.ps.plan, ancestors);
+	ExplainPropertyText("Bloom Filter",
+						deparse_expression((Node *) ps->clause, context,
+										   es->verbose, false),
+						es);
+	ExplainPropertyInteger("Rows Read Ahead", NULL, PREFETCH_DEPTH, es);
+}
+
+void
+prefetch_scan_init(void)
+{
+	DefineCustomBoolVariable("bloomfilter.prefetch_scan",
+							 "Lets a sequential scan test a Bloom filter a few rows ahead.",
+							 "A scan whose WHERE clause tests every row against one filter reads rows ahead and prefetches the filter's blocks.",
+							 &prefetch_scan_enabled, true, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	MarkGUCPrefixReserved("bloomfilter");
+	RegisterCustomScanMethods(&scan_methods);
+	prev_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = prefetch_pathlist_hook;
+}
