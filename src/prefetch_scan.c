@@ -67,6 +67,7 @@ typedef struct PrefetchScanState
 	bool		elem_null[PREFETCH_DEPTH];
 	int			head;
 	int			count;
+	double		removed;		/* rows the filter test refused */
 } PrefetchScanState;
 
 static Plan *plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel,
@@ -359,6 +360,7 @@ next_row(ScanState *ss)
 		ps->count--;
 		if (!ps->elem_null[at] && bf_contains(&ps->filter.view, ps->hash[at]))
 			return ps->ring[at];
+		ps->removed++;
 		CHECK_FOR_INTERRUPTS();
 	}
 }
@@ -444,6 +446,10 @@ explain_prefetch_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 										   es->verbose, false),
 						es);
 	ExplainPropertyInteger("Rows Read Ahead", NULL, PREFETCH_DEPTH, es);
+	if (es->analyze && node->ss.ps.instrument &&
+		node->ss.ps.instrument->nloops > 0)
+		ExplainPropertyFloat("Rows Removed by Bloom Filter", NULL,
+							 ps->removed / node->ss.ps.instrument->nloops, 0, es);
 }
 
 void
