@@ -55,6 +55,7 @@ typedef struct PrefetchScanState
 	Expr	   *clause;			/* the filter test, for EXPLAIN */
 	ExprState  *filter_expr;	/* the filter, evaluated once per scan */
 	ExprState  *elem_expr;		/* the element, per row */
+	AttrNumber	elem_attno;		/* or the column it is, when it is one */
 	ElementHasher hasher;
 	bool		have_filter;	/* filter evaluated for this scan */
 	bool		filter_null;	/* ... and NULL: no row passes */
@@ -63,7 +64,9 @@ typedef struct PrefetchScanState
 	TupleTableSlot *fetched;	/* what the table AM returns a row in */
 	bool		eof;
 	TupleTableSlot *ring[PREFETCH_DEPTH];
-	bf_hash		hash[PREFETCH_DEPTH];
+	/* each row's hash, its halves apart (see read_ahead) */
+	uint64		hash_lo[PREFETCH_DEPTH];
+	uint64		hash_hi[PREFETCH_DEPTH];
 	bool		elem_null[PREFETCH_DEPTH];
 	int			head;
 	int			count;
@@ -275,6 +278,8 @@ begin_prefetch_scan(CustomScanState *node, EState *estate, int eflags)
 
 	ps->filter_expr = ExecInitExpr(linitial(cscan->custom_exprs), &node->ss.ps);
 	ps->elem_expr = ExecInitExpr(elem, &node->ss.ps);
+	if (IsA(elem, Var) && ((Var *) elem)->varattno > 0)
+		ps->elem_attno = ((Var *) elem)->varattno;
 	ps->clause = lthird(cscan->custom_exprs);
 	element_hasher_init(&ps->hasher, exprType((Node *) elem),
 						estate->es_query_cxt);
@@ -322,14 +327,29 @@ read_ahead(PrefetchScanState *ps)
 	if (!table_scan_getnextslot(ps->scan, ForwardScanDirection, ps->fetched))
 		return false;
 	ExecCopySlot(slot, ps->fetched);
-	econtext->ecxt_scantuple = slot;
-	d = ExecEvalExprSwitchContext(ps->elem_expr, econtext, &ps->elem_null[at]);
+	if (ps->elem_attno > 0)
+		d = slot_getattr(slot, ps->elem_attno, &ps->elem_null[at]);
+	else
+	{
+		econtext->ecxt_scantuple = slot;
+		d = ExecEvalExprSwitchContext(ps->elem_expr, econtext,
+									  &ps->elem_null[at]);
+	}
 	if (!ps->elem_null[at])
 	{
-		ps->hash[at] = element_hash(&ps->hasher, d, ps->filter.view.seed);
-		bf_prefetch(&ps->filter.view, ps->hash[at]);
+		bf_hash		h = element_hash(&ps->hasher, d, ps->filter.view.seed);
+
+		/*
+		 * Kept as two arrays: compilers copy a bf_hash just returned in two
+		 * registers as one 16-byte load of the two 8-byte halves they had
+		 * stored, a load that waits for the stores to retire.
+		 */
+		ps->hash_lo[at] = h.lo;
+		ps->hash_hi[at] = h.hi;
+		bf_prefetch(&ps->filter.view, h);
 	}
-	ResetExprContext(econtext);
+	if (ps->elem_attno == 0)
+		ResetExprContext(econtext);
 	ps->count++;
 	return true;
 }
@@ -358,8 +378,15 @@ next_row(ScanState *ss)
 		at = ps->head;
 		ps->head = (ps->head + 1) % PREFETCH_DEPTH;
 		ps->count--;
-		if (!ps->elem_null[at] && bf_contains(&ps->filter.view, ps->hash[at]))
-			return ps->ring[at];
+		if (!ps->elem_null[at])
+		{
+			bf_hash		h;
+
+			h.lo = ps->hash_lo[at];
+			h.hi = ps->hash_hi[at];
+			if (bf_contains(&ps->filter.view, h))
+				return ps->ring[at];
+		}
 		ps->removed++;
 		CHECK_FOR_INTERRUPTS();
 	}
