@@ -145,12 +145,21 @@ match_clause(Expr *clause, Expr **filter, Expr **elem)
 	return true;
 }
 
-/* The first clause the scan can take over, or NULL */
+/*
+ * The first clause the scan can take over, or NULL.  None when the table
+ * has security quals (row-level security, a security-barrier view): the
+ * scan tests its clause first, and bloomfilter_contains is not leakproof.
+ */
 static RestrictInfo *
 find_clause(RelOptInfo *rel)
 {
 	ListCell   *lc;
 
+	foreach(lc, rel->baserestrictinfo)
+	{
+		if (lfirst_node(RestrictInfo, lc)->security_level > 0)
+			return NULL;
+	}
 	foreach(lc, rel->baserestrictinfo)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
