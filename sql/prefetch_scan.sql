@@ -88,6 +88,24 @@ SELECT v.variant,
                               ps_rows(format(q.q, v.variant, v.variant), false)) AS same_rows
 FROM ps_queries q, (SELECT variant FROM ps_filters) v
 GROUP BY v.variant ORDER BY v.variant;
+-- and in parallel: blocks handed out to the leader and two workers, each
+-- reading ahead on its own
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'blocked') @> t;
+SELECT v.variant,
+       count(*) FILTER (WHERE ps_rows(format(q.q, v.variant, v.variant), true) =
+                              ps_rows(format(q.q, v.variant, v.variant), false)) AS same_rows_in_parallel
+FROM ps_queries q, (SELECT variant FROM ps_filters WHERE variant IN ('blocked', 'null')) v
+GROUP BY v.variant ORDER BY v.variant;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
 -- and the rows are what they should be: every even item, plus false positives
 SELECT count(*) FILTER (WHERE id % 2 = 0) AS even_found,
        count(*) FILTER (WHERE id % 2 = 1) < 200 AS few_false_positives

@@ -84,6 +84,13 @@ static void end_prefetch_scan(CustomScanState *node);
 static void rescan_prefetch_scan(CustomScanState *node);
 static void explain_prefetch_scan(CustomScanState *node, List *ancestors,
 								  ExplainState *es);
+static Size estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+						   void *coordinate);
+static void reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+							 void *coordinate);
+static void initialize_worker(CustomScanState *node, shm_toc *toc,
+							  void *coordinate);
 
 static const CustomPathMethods path_methods = {
 	.CustomName = "bloomfilter prefetch",
@@ -101,6 +108,10 @@ static const CustomExecMethods exec_methods = {
 	.ExecCustomScan = exec_prefetch_scan,
 	.EndCustomScan = end_prefetch_scan,
 	.ReScanCustomScan = rescan_prefetch_scan,
+	.EstimateDSMCustomScan = estimate_dsm,
+	.InitializeDSMCustomScan = initialize_dsm,
+	.ReInitializeDSMCustomScan = reinitialize_dsm,
+	.InitializeWorkerCustomScan = initialize_worker,
 	.ExplainCustomScan = explain_prefetch_scan,
 };
 
@@ -173,12 +184,41 @@ find_clause(RelOptInfo *rel)
 	return NULL;
 }
 
+/*
+ * A path of the scan at a sequential scan's cost less a little (the misses
+ * overlap): serial, or parallel-aware over 'workers' workers
+ */
+static void
+add_path_like_seqscan(PlannerInfo *root, RelOptInfo *rel, int workers)
+{
+	Path	   *seq = create_seqscan_path(root, rel, NULL, workers);
+	CustomPath *cpath = makeNode(CustomPath);
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = rel;
+	cpath->path.pathtarget = rel->reltarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = workers > 0;
+	cpath->path.parallel_safe = workers > 0;
+	cpath->path.parallel_workers = workers;
+	cpath->path.rows = seq->rows;
+	cpath->path.startup_cost = seq->startup_cost;
+	cpath->path.total_cost = seq->total_cost -
+		0.5 * cpu_operator_cost * seq->rows;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cpath->methods = &path_methods;
+	if (workers > 0)
+		add_partial_path(rel, &cpath->path);
+	else
+		add_path(rel, &cpath->path);
+}
+
 static void
 add_prefetch_path(PlannerInfo *root, RelOptInfo *rel, Index rti,
 				  RangeTblEntry *rte)
 {
-	CustomPath *cpath;
-	Path	   *seq;
+	int			workers;
 
 	if (!prefetch_scan_enabled ||
 		(rel->reloptkind != RELOPT_BASEREL &&
@@ -188,24 +228,15 @@ add_prefetch_path(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		rel->lateral_relids != NULL || find_clause(rel) == NULL)
 		return;
 
-	/* a sequential scan's cost, less a little: the misses overlap */
-	seq = create_seqscan_path(root, rel, NULL, 0);
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = rel;
-	cpath->path.pathtarget = rel->reltarget;
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = false;
-	cpath->path.parallel_workers = 0;
-	cpath->path.rows = seq->rows;
-	cpath->path.startup_cost = seq->startup_cost;
-	cpath->path.total_cost = seq->total_cost -
-		0.5 * cpu_operator_cost * rel->tuples;
-	cpath->path.pathkeys = NIL;
-	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
-	cpath->methods = &path_methods;
-	add_path(rel, &cpath->path);
+	add_path_like_seqscan(root, rel, 0);
+	/* and a parallel one where the planner would consider a parallel seq scan */
+	if (rel->consider_parallel && rel->lateral_relids == NULL)
+	{
+		workers = compute_parallel_worker(rel, rel->pages, -1,
+										  max_parallel_workers_per_gather);
+		if (workers > 0)
+			add_path_like_seqscan(root, rel, workers);
+	}
 }
 
 static void
@@ -469,6 +500,44 @@ rescan_prefetch_scan(CustomScanState *node)
 	ExecScanReScan(&node->ss);
 }
 
+/*
+ * Parallel execution: the table AM's parallel scan hands out blocks to the
+ * leader and the workers; each keeps its own read-ahead ring and filter.
+ */
+static Size
+estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return table_parallelscan_estimate(node->ss.ss_currentRelation,
+									   node->ss.ps.state->es_snapshot);
+}
+
+static void
+initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	PrefetchScanState *ps = (PrefetchScanState *) node;
+
+	table_parallelscan_initialize(node->ss.ss_currentRelation, coordinate,
+								  node->ss.ps.state->es_snapshot);
+	ps->scan = table_beginscan_parallel(node->ss.ss_currentRelation,
+										coordinate);
+}
+
+static void
+reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+				 void *coordinate)
+{
+	table_parallelscan_reinitialize(node->ss.ss_currentRelation, coordinate);
+}
+
+static void
+initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	PrefetchScanState *ps = (PrefetchScanState *) node;
+
+	ps->scan = table_beginscan_parallel(node->ss.ss_currentRelation,
+										coordinate);
+}
+
 static void
 explain_prefetch_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -482,8 +551,9 @@ explain_prefetch_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 										   es->verbose, false),
 						es);
 	ExplainPropertyInteger("Rows Read Ahead", NULL, PREFETCH_DEPTH, es);
-	if (es->analyze && node->ss.ps.instrument &&
-		node->ss.ps.instrument->nloops > 0)
+	/* (a parallel scan's workers keep their counts to themselves) */
+	if (es->analyze && !node->ss.ps.plan->parallel_aware &&
+		node->ss.ps.instrument && node->ss.ps.instrument->nloops > 0)
 		ExplainPropertyFloat("Rows Removed by Bloom Filter", NULL,
 							 ps->removed / node->ss.ps.instrument->nloops, 0, es);
 }
