@@ -111,6 +111,14 @@ SELECT count(*) FILTER (WHERE id % 2 = 0) AS even_found,
        count(*) FILTER (WHERE id % 2 = 1) < 200 AS few_false_positives
 FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'blocked') @> t;
 
+-- the filter is evaluated only when there is a row to test, as the qual
+-- would be: over an empty table a subquery that would fail is never run
+CREATE TABLE ps_empty (t text);
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM ps_empty WHERE (SELECT f FROM ps_filters) @> t;
+SELECT count(*) FROM ps_empty WHERE (SELECT f FROM ps_filters) @> t;
+DROP TABLE ps_empty;
+
 -- a constant filter
 SELECT count(*) AS from_constant
 FROM ps_items WHERE bloomfilter_add_all(bloomfilter_create(100), ARRAY['item 1', 'item 2', 'item 3']) @> t;

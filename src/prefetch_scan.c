@@ -366,6 +366,11 @@ read_ahead(PrefetchScanState *ps)
 	 */
 	if (!table_scan_getnextslot(ps->scan, ForwardScanDirection, ps->fetched))
 		return false;
+	/* the filter is evaluated when there is a row to test, as a qual is */
+	if (!ps->have_filter)
+		load_filter(ps);
+	if (ps->filter_null)
+		return false;			/* no row passes */
 	ExecCopySlot(slot, ps->fetched);
 	if (ps->elem_attno > 0)
 		d = slot_getattr(slot, ps->elem_attno, &ps->elem_null[at]);
@@ -400,10 +405,6 @@ next_row(ScanState *ss)
 {
 	PrefetchScanState *ps = (PrefetchScanState *) ss;
 
-	if (!ps->have_filter)
-		load_filter(ps);
-	if (ps->filter_null)
-		return ExecClearTuple(ss->ss_ScanTupleSlot);
 	if (ps->scan == NULL)
 		ps->scan = table_beginscan(ss->ss_currentRelation,
 								   ss->ps.state->es_snapshot, 0, NULL);
