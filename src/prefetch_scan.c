@@ -137,6 +137,7 @@ match_clause(Expr *clause, Expr **filter, Expr **elem)
 	op = (OpExpr *) clause;
 	if (list_length(op->args) != 2)
 		return false;
+	set_opfuncid(op);			/* clauses the planner made may lack it */
 	fmgr_info(op->opfuncid, &finfo);
 	if (finfo.fn_addr == bloomfilter_contains)
 		filter_arg = 0;
