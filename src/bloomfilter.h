@@ -146,6 +146,8 @@ extern void filterbuf_alloc(FilterBuf *fb, MemoryContext mcxt, Size bytes,
 							bool aligned);
 extern void filterbuf_copy(FilterBuf *fb, MemoryContext mcxt,
 						   struct varlena *bf, bool aligned);
+extern void filterbuf_load(FilterBuf *fb, MemoryContext mcxt,
+						   struct varlena *raw);
 extern void filterbuf_adopt(FilterBuf *fb, MemoryContext mcxt,
 							struct varlena *bf);
 extern void filterbuf_free(FilterBuf *fb);

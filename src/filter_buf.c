@@ -15,6 +15,9 @@
 
 #include <sys/mman.h>
 
+#include "access/detoast.h"
+#include "access/table.h"
+#include "access/tableam.h"
 #include "utils/memutils.h"
 
 #define CACHE_LINE	64
@@ -64,6 +67,42 @@ filterbuf_copy(FilterBuf *fb, MemoryContext mcxt, struct varlena *bf,
 	filterbuf_alloc(fb, mcxt, VARSIZE_ANY_EXHDR(bf), aligned);
 	memcpy(VARDATA(fb->flat), VARDATA_ANY(bf), VARSIZE_ANY_EXHDR(bf));
 	bloomfilter_open(fb->flat, &fb->view);
+}
+
+/*
+ * An aligned copy of a filter datum of any storage, opened.  A value stored
+ * out of line and not compressed (the type's storage is external) is read
+ * from its TOAST table straight into the buffer: one copy, and the filter's
+ * own size in memory, not two of each as detoasting and copying would take.
+ */
+void
+filterbuf_load(FilterBuf *fb, MemoryContext mcxt, struct varlena *raw)
+{
+	struct varlena *detoasted;
+
+	if (VARATT_IS_EXTERNAL_ONDISK(raw))
+	{
+		struct varatt_external ext;
+
+		VARATT_EXTERNAL_GET_POINTER(ext, raw);
+		if (!VARATT_EXTERNAL_IS_COMPRESSED(ext))
+		{
+			int32		size = VARATT_EXTERNAL_GET_EXTSIZE(ext);
+			Relation	toastrel;
+
+			filterbuf_alloc(fb, mcxt, size, true);
+			toastrel = table_open(ext.va_toastrelid, AccessShareLock);
+			table_relation_fetch_toast_slice(toastrel, ext.va_valueid, size,
+											 0, size, fb->flat);
+			table_close(toastrel, AccessShareLock);
+			bloomfilter_open(fb->flat, &fb->view);
+			return;
+		}
+	}
+	detoasted = VARATT_IS_EXTENDED(raw) ? detoast_attr(raw) : raw;
+	filterbuf_copy(fb, mcxt, detoasted, true);
+	if (detoasted != raw)
+		pfree(detoasted);
 }
 
 /* Takes over a palloc'd, detoasted filter of our own (unaligned), opened */

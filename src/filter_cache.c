@@ -5,7 +5,7 @@
  * A probe such as  WHERE (SELECT f FROM filters WHERE id = 1) @> url  or a
  * join against a stored filter sees the same large, TOASTed value on every
  * row.  Detoasting it per row would copy the whole filter per row, so the
- * first call detoasts it into an aligned copy in fn_mcxt (filter_buf.c) and
+ * first call reads it once into an aligned copy in fn_mcxt (filterbuf_load) and
  * later calls reuse the copy as long as they are handed the same value:
  *
  * - an on-disk TOAST pointer is identified by its (toast relation, value id),
@@ -24,8 +24,6 @@
 #include "bloomfilter.h"
 
 #include "access/detoast.h"
-#include "access/table.h"
-#include "access/tableam.h"
 #include "nodes/primnodes.h"
 
 #define FC_NONE			0
@@ -63,39 +61,12 @@ cache_reset(FilterCache *fc)
 	fc->kind = FC_NONE;
 }
 
-/*
- * Replaces the cached copy with the stored value 'ext' points to, read from
- * its TOAST table straight into the aligned buffer: a stored filter (never
- * compressed, as the type's storage is external) then costs one copy and
- * its own size in memory, not two of each as detoasting and copying would.
- */
-static void
-cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc,
-			const struct varatt_external *ext)
-{
-	int32		size = VARATT_EXTERNAL_GET_EXTSIZE(*ext);
-	Relation	toastrel;
-
-	cache_reset(fc);
-	filterbuf_alloc(&fc->copy, fcinfo->flinfo->fn_mcxt, size, true);
-	toastrel = table_open(ext->va_toastrelid, AccessShareLock);
-	table_relation_fetch_toast_slice(toastrel, ext->va_valueid, size, 0, size,
-									 fc->copy.flat);
-	table_close(toastrel, AccessShareLock);
-	bloomfilter_open(fc->copy.flat, &fc->copy.view);
-	fc->filter = fc->copy.view;
-}
-
-/* Replaces the cached copy with a detoasted copy of 'raw' */
+/* Replaces the cached copy with an aligned copy of 'raw' (filterbuf_load) */
 static void
 cache_detoast(FunctionCallInfo fcinfo, FilterCache *fc, struct varlena *raw)
 {
-	struct varlena *detoasted;
-
 	cache_reset(fc);
-	detoasted = detoast_attr(raw);
-	filterbuf_copy(&fc->copy, fcinfo->flinfo->fn_mcxt, detoasted, true);
-	pfree(detoasted);
+	filterbuf_load(&fc->copy, fcinfo->flinfo->fn_mcxt, raw);
 	fc->filter = fc->copy.view;
 }
 
@@ -112,10 +83,7 @@ filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc, int argno)
 		if (fc->kind == FC_TOAST && fc->valueid == ext.va_valueid &&
 			fc->toastrelid == ext.va_toastrelid)
 			return &fc->filter;
-		if (VARATT_EXTERNAL_IS_COMPRESSED(ext))
-			cache_detoast(fcinfo, fc, raw);
-		else
-			cache_fetch(fcinfo, fc, &ext);
+		cache_detoast(fcinfo, fc, raw);
 		fc->kind = FC_TOAST;
 		fc->toastrelid = ext.va_toastrelid;
 		fc->valueid = ext.va_valueid;

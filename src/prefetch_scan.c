@@ -340,13 +340,7 @@ load_filter(PrefetchScanState *ps)
 	filterbuf_free(&ps->filter);
 	d = ExecEvalExprSwitchContext(ps->filter_expr, econtext, &ps->filter_null);
 	if (!ps->filter_null)
-	{
-		struct varlena *bf = PG_DETOAST_DATUM(d);
-
-		filterbuf_copy(&ps->filter, mcxt, bf, true);
-		if (bf != (struct varlena *) DatumGetPointer(d))
-			pfree(bf);
-	}
+		filterbuf_load(&ps->filter, mcxt, (struct varlena *) DatumGetPointer(d));
 	ResetExprContext(econtext);
 	ps->have_filter = true;
 }
