@@ -816,10 +816,23 @@ COMMENT ON AGGREGATE @extschema@.bloomfilter_intersect_agg(@extschema@.bloomfilt
 'intersection of all non-NULL filters, which must be compatible';
 
 
+-- Planner support of the transition functions below: answers nothing, but
+-- loads the library while the aggregate is costed, so that the aggregate
+-- scan (src/agg_scan.c) is offered to the planner from the first query.
+CREATE FUNCTION @extschema@.bloomfilter_agg_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'bloomfilter_agg_support'
+LANGUAGE C STRICT;
+
+COMMENT ON FUNCTION @extschema@.bloomfilter_agg_support(internal) IS
+'planner support function of bloomfilter_agg''s transition functions';
+
+
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter, elem text,
 	expected_items bigint, false_positive_rate float8)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, text, bigint, float8) IS
@@ -841,6 +854,7 @@ CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter,
 	expected_items bigint, false_positive_rate float8, variant text)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, text, bigint, float8, text) IS
@@ -862,6 +876,7 @@ CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter,
 	expected_items bigint, false_positive_rate float8)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, bytea, bigint, float8) IS
@@ -883,6 +898,7 @@ CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter,
 	expected_items bigint, false_positive_rate float8, variant text)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, bytea, bigint, float8, text) IS
@@ -904,6 +920,7 @@ CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter,
 	expected_items bigint, false_positive_rate float8)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, smallint, bigint, float8) IS
@@ -925,6 +942,7 @@ CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter,
 	expected_items bigint, false_positive_rate float8, variant text)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, smallint, bigint, float8, text) IS
@@ -946,6 +964,7 @@ CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter,
 	expected_items bigint, false_positive_rate float8)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, integer, bigint, float8) IS
@@ -967,6 +986,7 @@ CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter,
 	expected_items bigint, false_positive_rate float8, variant text)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, integer, bigint, float8, text) IS
@@ -988,6 +1008,7 @@ CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter,
 	expected_items bigint, false_positive_rate float8)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, bigint, bigint, float8) IS
@@ -1009,6 +1030,7 @@ CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter,
 	expected_items bigint, false_positive_rate float8, variant text)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, bigint, bigint, float8, text) IS
@@ -1030,6 +1052,7 @@ CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter,
 	expected_items bigint, false_positive_rate float8)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, uuid, bigint, float8) IS
@@ -1051,6 +1074,7 @@ CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter,
 	expected_items bigint, false_positive_rate float8, variant text)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, uuid, bigint, float8, text) IS
@@ -1072,6 +1096,7 @@ CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter,
 	expected_items bigint, false_positive_rate float8)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, anyelement, bigint, float8) IS
@@ -1093,6 +1118,7 @@ CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter,
 	expected_items bigint, false_positive_rate float8, variant text)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, anyelement, bigint, float8, text) IS
@@ -1112,6 +1138,7 @@ COMMENT ON AGGREGATE @extschema@.bloomfilter_agg(anyelement, bigint, float8, tex
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter, elem text)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, text) IS
@@ -1130,6 +1157,7 @@ COMMENT ON AGGREGATE @extschema@.bloomfilter_agg(text) IS
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter, elem text, false_positive_rate float8)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, text, float8) IS
@@ -1148,6 +1176,7 @@ COMMENT ON AGGREGATE @extschema@.bloomfilter_agg(text, float8) IS
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter, elem bytea)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, bytea) IS
@@ -1166,6 +1195,7 @@ COMMENT ON AGGREGATE @extschema@.bloomfilter_agg(bytea) IS
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter, elem bytea, false_positive_rate float8)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, bytea, float8) IS
@@ -1184,6 +1214,7 @@ COMMENT ON AGGREGATE @extschema@.bloomfilter_agg(bytea, float8) IS
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter, elem smallint)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, smallint) IS
@@ -1202,6 +1233,7 @@ COMMENT ON AGGREGATE @extschema@.bloomfilter_agg(smallint) IS
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter, elem smallint, false_positive_rate float8)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, smallint, float8) IS
@@ -1220,6 +1252,7 @@ COMMENT ON AGGREGATE @extschema@.bloomfilter_agg(smallint, float8) IS
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter, elem integer)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, integer) IS
@@ -1238,6 +1271,7 @@ COMMENT ON AGGREGATE @extschema@.bloomfilter_agg(integer) IS
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter, elem integer, false_positive_rate float8)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, integer, float8) IS
@@ -1256,6 +1290,7 @@ COMMENT ON AGGREGATE @extschema@.bloomfilter_agg(integer, float8) IS
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter, elem bigint)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, bigint) IS
@@ -1274,6 +1309,7 @@ COMMENT ON AGGREGATE @extschema@.bloomfilter_agg(bigint) IS
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter, elem bigint, false_positive_rate float8)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, bigint, float8) IS
@@ -1292,6 +1328,7 @@ COMMENT ON AGGREGATE @extschema@.bloomfilter_agg(bigint, float8) IS
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter, elem uuid)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, uuid) IS
@@ -1310,6 +1347,7 @@ COMMENT ON AGGREGATE @extschema@.bloomfilter_agg(uuid) IS
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter, elem uuid, false_positive_rate float8)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, uuid, float8) IS
@@ -1328,6 +1366,7 @@ COMMENT ON AGGREGATE @extschema@.bloomfilter_agg(uuid, float8) IS
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter, elem anyelement)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, anyelement) IS
@@ -1346,6 +1385,7 @@ COMMENT ON AGGREGATE @extschema@.bloomfilter_agg(anyelement) IS
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(state @extschema@.bloomfilter, elem anyelement, false_positive_rate float8)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_agg_trans'
+SUPPORT @extschema@.bloomfilter_agg_support
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter, anyelement, float8) IS

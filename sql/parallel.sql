@@ -1,7 +1,8 @@
 --
 -- parallel: bloomfilter_agg and bloomfilter_union_agg under parallel
--- aggregation (Partial Aggregate in the workers, the combine function in
--- Finalize Aggregate) build the same filter, byte for byte, as a serial plan.
+-- aggregation (the aggregate scan or a Partial Aggregate in the workers, the
+-- combine function in Finalize Aggregate) build the same filter, byte for
+-- byte, as a serial plan.
 -- Needs max_worker_processes and max_parallel_workers >= 2 on the server.
 --
 -- quietly: an earlier test may have created it already
@@ -63,6 +64,16 @@ SELECT parallel_workers_launched('CREATE TABLE parallel_parallel AS
 		bloomfilter_agg(url, 600000, 0.01, ''classic'') AS classic,
 		bloomfilter_agg(id, 600000, 0.01) AS ids
 	FROM parallel_urls') > 0 AS agg_workers;
+-- and with Partial Aggregate in the workers
+SET bloomfilter.agg_scan = off;
+EXPLAIN (COSTS OFF)
+SELECT bloomfilter_agg(url, 600000, 0.01) FROM parallel_urls;
+SELECT parallel_workers_launched('CREATE TABLE parallel_partial_agg AS
+	SELECT bloomfilter_agg(url, 600000, 0.01) AS blocked,
+		bloomfilter_agg(url, 600000, 0.01, ''classic'') AS classic,
+		bloomfilter_agg(id, 600000, 0.01) AS ids
+	FROM parallel_urls') > 0 AS partial_agg_workers;
+RESET bloomfilter.agg_scan;
 SELECT parallel_workers_launched('CREATE TABLE parallel_parallel_union AS
 	SELECT bloomfilter_union_agg(f) AS unioned FROM parallel_filters') > 0 AS union_agg_workers;
 
@@ -70,11 +81,14 @@ SELECT parallel_workers_launched('CREATE TABLE parallel_parallel_union AS
 SELECT p.blocked::bytea = s.blocked::bytea AS blocked_same,
 	p.classic::bytea = s.classic::bytea AS classic_same,
 	p.ids::bytea = s.ids::bytea AS integers_same,
+	(a.blocked::bytea, a.classic::bytea, a.ids::bytea) =
+		(s.blocked::bytea, s.classic::bytea, s.ids::bytea) AS partial_agg_same,
 	u.unioned::bytea = s.unioned::bytea AS union_agg_same,
 	s.unioned::bytea = s.first_rows::bytea AS union_of_parts_is_whole,
 	(bloomfilter_info(p.blocked)).items_added AS items,
 	(bloomfilter_info(u.unioned)).items_added AS union_items
-FROM parallel_parallel AS p, parallel_parallel_union AS u, parallel_serial AS s;
+FROM parallel_parallel AS p, parallel_partial_agg AS a,
+	parallel_parallel_union AS u, parallel_serial AS s;
 
 -- a grouped parallel aggregation: every group's filter equals its serial one
 EXPLAIN (COSTS OFF)
@@ -93,5 +107,5 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
 DROP TABLE parallel_urls, parallel_filters, parallel_serial, parallel_parallel,
-	parallel_parallel_union, parallel_grouped;
+	parallel_partial_agg, parallel_parallel_union, parallel_grouped;
 DROP FUNCTION parallel_workers_launched(text);

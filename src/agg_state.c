@@ -61,10 +61,7 @@ bloom_state_create(MemoryContext parent, const bf_params *params)
 {
 	BloomState *state = state_alloc(parent);
 
-	filterbuf_alloc(&state->fb, state->hdr.eoh_context, params->total_bytes,
-					true);
-	bf_init(params, VARDATA(state->fb.flat));
-	bloomfilter_open(state->fb.flat, &state->fb.view);
+	filterbuf_create(&state->fb, state->hdr.eoh_context, params);
 	return state;
 }
 

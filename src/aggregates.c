@@ -43,46 +43,55 @@ current_state(FunctionCallInfo fcinfo, MemoryContext aggctx)
 	return bloom_state_copy(aggctx, PG_GETARG_BLOOMFILTER_P(0));
 }
 
-/* An argument that sizes the filter: NULL has no meaning there */
+/* A sizing argument of bloomfilter_agg: NULL has no meaning there */
 static Datum
-sizing_arg(FunctionCallInfo fcinfo, int argno, const char *name)
+sizing_arg(const NullableDatum *arg, const char *name)
 {
-	if (PG_ARGISNULL(argno))
+	if (arg->isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("%s of bloomfilter_agg must not be null", name)));
-	return PG_GETARG_DATUM(argno);
+	return arg->value;
 }
 
 /*
- * The empty state, sized from the aggregate's arguments on its first row:
- * (elem) and (elem, p) build a scalable filter whose first stage holds
- * SCALABLE_FIRST_STAGE items; (elem, n, p [, variant]) the filter planned
- * for n items.
+ * The filter bloomfilter_agg builds, from its arguments after the element
+ * (evaluated on the first row with an element): () and (p) a scalable
+ * filter whose first stage holds SCALABLE_FIRST_STAGE items; (n, p
+ * [, variant]) the filter planned for n items.  The aggregate scan
+ * (agg_scan.c) plans its filters here too.
  */
 #define SCALABLE_FIRST_STAGE	16384
 #define DEFAULT_FPR				0.01
 
-static BloomState *
-new_state(FunctionCallInfo fcinfo, MemoryContext aggctx)
+void
+bloomfilter_agg_plan(const NullableDatum *sizing, int nsizing,
+					 bf_params *params)
 {
 	int64		items = SCALABLE_FIRST_STAGE;
 	double		fpr = DEFAULT_FPR;
 	bf_variant	variant = BF_SCALABLE;
-	bf_params	params;
 
-	if (PG_NARGS() == 3)
-		fpr = DatumGetFloat8(sizing_arg(fcinfo, 2, "false_positive_rate"));
-	else if (PG_NARGS() >= 4)
+	if (nsizing == 1)
+		fpr = DatumGetFloat8(sizing_arg(&sizing[0], "false_positive_rate"));
+	else if (nsizing >= 2)
 	{
-		items = DatumGetInt64(sizing_arg(fcinfo, 2, "expected_items"));
-		fpr = DatumGetFloat8(sizing_arg(fcinfo, 3, "false_positive_rate"));
-		variant = PG_NARGS() > 4 ?
-			bloomfilter_parse_variant(DatumGetTextPP(sizing_arg(fcinfo, 4,
-																 "variant"))) :
+		items = DatumGetInt64(sizing_arg(&sizing[0], "expected_items"));
+		fpr = DatumGetFloat8(sizing_arg(&sizing[1], "false_positive_rate"));
+		variant = nsizing > 2 ?
+			bloomfilter_parse_variant(DatumGetTextPP(sizing_arg(&sizing[2],
+																"variant"))) :
 			BF_BLOCKED;
 	}
-	bloomfilter_plan_sized(variant, items, fpr, 0, &params);
+	bloomfilter_plan_sized(variant, items, fpr, 0, params);
+}
+
+static BloomState *
+new_state(FunctionCallInfo fcinfo, MemoryContext aggctx)
+{
+	bf_params	params;
+
+	bloomfilter_agg_plan(&fcinfo->args[2], PG_NARGS() - 2, &params);
 	return bloom_state_create(aggctx, &params);
 }
 

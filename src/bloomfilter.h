@@ -144,6 +144,9 @@ extern ElementHasher *element_hasher_for_arg(FunctionCallInfo fcinfo,
 /* filter_buf.c */
 extern void filterbuf_alloc(FilterBuf *fb, MemoryContext mcxt, Size bytes,
 							bool aligned);
+extern void filterbuf_create(FilterBuf *fb, MemoryContext mcxt,
+							 const bf_params *params);
+extern struct varlena *filterbuf_detach(FilterBuf *fb);
 extern void filterbuf_copy(FilterBuf *fb, MemoryContext mcxt,
 						   struct varlena *bf, bool aligned);
 extern void filterbuf_load(FilterBuf *fb, MemoryContext mcxt,
@@ -168,8 +171,14 @@ extern const ExpandedObjectMethods bloom_state_methods;
 extern Datum bloom_state_datum(BloomState *state);
 
 
-/* prefetch_scan.c */
+/* aggregates.c */
+extern Datum bloomfilter_agg_trans(PG_FUNCTION_ARGS);
+extern void bloomfilter_agg_plan(const NullableDatum *sizing, int nsizing,
+								 bf_params *params);
+
+/* prefetch_scan.c, agg_scan.c */
 extern void prefetch_scan_init(void);
+extern void agg_scan_init(void);
 
 /* filter_cache.c */
 extern bf_filter *filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc,

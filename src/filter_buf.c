@@ -49,7 +49,7 @@ filterbuf_alloc(FilterBuf *fb, MemoryContext mcxt, Size bytes, bool aligned)
 	fb->alloc = raw;
 	fb->mcxt = mcxt;
 	fb->aligned = aligned;
-	memset(&fb->pending, 0, sizeof(fb->pending));
+	fb->pending.count = 0;
 	fb->flat = (struct varlena *) (raw + pad);
 	SET_VARSIZE(fb->flat, VARHDRSZ + bytes);
 #ifdef MADV_HUGEPAGE
@@ -57,6 +57,33 @@ filterbuf_alloc(FilterBuf *fb, MemoryContext mcxt, Size bytes, bool aligned)
 		(void) madvise((char *) fb->flat + VARHDRSZ + BF_HEADER_SIZE,
 					   room - BF_HEADER_SIZE, MADV_HUGEPAGE);
 #endif
+}
+
+/* A new, empty filter of the planned shape, opened */
+void
+filterbuf_create(FilterBuf *fb, MemoryContext mcxt, const bf_params *params)
+{
+	filterbuf_alloc(fb, mcxt, params->total_bytes, true);
+	bf_init(params, VARDATA(fb->flat));
+	bloomfilter_open(fb->flat, &fb->view);
+}
+
+/*
+ * The filter as a Datum that may leave the backend's hands: the deferred
+ * adds applied, and an aligned filter moved to the start of its chunk (no
+ * second copy of a large filter).  The buffer no longer owns it.
+ */
+struct varlena *
+filterbuf_detach(FilterBuf *fb)
+{
+	struct varlena *bf = fb->alloc;
+
+	filterbuf_flush(fb);
+	if ((void *) fb->flat != fb->alloc)
+		memmove(bf, fb->flat, VARSIZE(fb->flat));
+	fb->alloc = NULL;
+	fb->flat = NULL;
+	return bf;
 }
 
 /* A copy of a detoasted filter, opened */
@@ -113,7 +140,7 @@ filterbuf_adopt(FilterBuf *fb, MemoryContext mcxt, struct varlena *bf)
 	fb->flat = bf;
 	fb->mcxt = mcxt;
 	fb->aligned = false;
-	memset(&fb->pending, 0, sizeof(fb->pending));
+	fb->pending.count = 0;
 	bloomfilter_open(fb->flat, &fb->view);
 }
 

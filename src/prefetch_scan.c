@@ -562,7 +562,6 @@ prefetch_scan_init(void)
 							 "A scan whose WHERE clause tests every row against one filter reads rows ahead and prefetches the filter's blocks.",
 							 &prefetch_scan_enabled, true, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
-	MarkGUCPrefixReserved("bloomfilter");
 	RegisterCustomScanMethods(&scan_methods);
 	prev_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = prefetch_pathlist_hook;

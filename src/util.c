@@ -7,16 +7,19 @@
 
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
-/* Loading the library: the prefetching scan's setting, methods and hook */
+/* Loading the library: the custom scans' settings, methods and hooks */
 void
 _PG_init(void)
 {
 	prefetch_scan_init();
+	agg_scan_init();
+	MarkGUCPrefixReserved("bloomfilter");
 }
 
 /*

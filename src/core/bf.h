@@ -198,20 +198,23 @@ extern bool bf_prefetch(const bf_filter *f, bf_hash h);
 
 /*
  * Deferred adds, for batch paths: bf_add_later prefetches the cache line h
- * will touch and queues h, applying the oldest queued add once BF_PENDING
- * are waiting (its line has arrived by then); bf_add_pending applies the
- * rest.  The result is that of adding each at once, in order.  It returns
- * false, queueing nothing, for variants without a single line to prefetch:
- * add those at once with bf_add.  Variants that prefetch never grow, so a
- * deferred add never returns BF_E_FULL.  Read the filter only after
- * bf_add_pending.  Start with a zeroed bf_pending.
+ * will touch and queues h; once BF_PENDING are waiting it applies all but
+ * the newest BF_PENDING_KEEP in one loop (their lines have arrived by then:
+ * every add waits for at least BF_PENDING_KEEP later ones to be queued).
+ * bf_add_pending applies the rest.  The result is that of adding each at
+ * once, in order.  It returns false, queueing nothing, for variants without
+ * a single line to prefetch: add those at once with bf_add.  Variants that
+ * prefetch never grow, so a deferred add never returns BF_E_FULL.  Read the
+ * filter only after bf_add_pending.  Start with count = 0.
  */
-#define BF_PENDING	16
+#define BF_PENDING		64
+#define BF_PENDING_KEEP	16
 
 typedef struct bf_pending
 {
-	bf_hash		h[BF_PENDING];
-	unsigned	head;			/* the oldest */
+	/* the halves apart: no 16-byte load of two 8-byte stores just made */
+	uint64_t	lo[BF_PENDING];
+	uint64_t	hi[BF_PENDING];
 	unsigned	count;
 } bf_pending;
 

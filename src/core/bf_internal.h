@@ -93,6 +93,9 @@ typedef struct bf_variant_ops
 	 * BF_E_FULL, so deferred adds (bf_add_later) never need to grow.
 	 */
 	const void *(*line_of) (const bf_filter *f, bf_hash h);
+	/* adds n hashes given as halves, in order; NULL: add one at a time */
+	void		(*add_many) (bf_filter *f, const uint64_t *lo,
+							 const uint64_t *hi, size_t n);
 	/* whether adding h certainly returns BF_E_FULL; NULL: not known before */
 	bool		(*add_grows) (const bf_filter *f, bf_hash h);
 } bf_variant_ops;
@@ -238,6 +241,16 @@ bf_mulhi64(uint64_t a, uint64_t b)
 
 	return hi_hi + (hi_lo >> 32) + (cross >> 32);
 #endif
+}
+
+/*
+ * The 64-byte block of a blocked filter that a hash with high half 'hi'
+ * touches (blocked.c): a multiply-shift of the high half onto the blocks
+ */
+static inline unsigned char *
+bf_blocked_line(const bf_filter *f, uint64_t hi)
+{
+	return f->payload + bf_mulhi64(hi, f->blocks) * BF_BLOCK_BYTES;
 }
 
 /*

@@ -33,7 +33,7 @@
 static inline unsigned char *
 block_of(const bf_filter *f, bf_hash h)
 {
-	return f->payload + bf_mulhi64(h.hi, f->blocks) * BF_BLOCK_BYTES;
+	return bf_blocked_line(f, h.hi);
 }
 
 static const void *
@@ -49,14 +49,13 @@ bit_at(const unsigned char *block, uint64_t p)
 	return (block[p >> 3] >> (p & 7)) & 1u;
 }
 
-static bf_status
-blocked_add(bf_filter *f, bf_hash h)
+/* Sets the k bits of hash half 'x' in 'block' */
+static inline void
+set_bits(unsigned char *block, uint64_t x, uint32_t hashes)
 {
-	unsigned char *block = block_of(f, h);
-	uint64_t	x = h.lo;
 	uint32_t	i = 0;
 
-	for (; i + 4 <= f->hashes; i += 4)
+	for (; i + 4 <= hashes; i += 4)
 	{
 		bf_bit_set(block, x >> 55);
 		bf_bit_set(block, (x * LCG_MUL + LCG_ADD) >> 55);
@@ -64,12 +63,30 @@ blocked_add(bf_filter *f, bf_hash h)
 		bf_bit_set(block, (x * LCG_MUL3 + LCG_ADD3) >> 55);
 		x = x * LCG_MUL4 + LCG_ADD4;
 	}
-	for (; i < f->hashes; i++)
+	for (; i < hashes; i++)
 	{
 		bf_bit_set(block, x >> 55);
 		x = x * LCG_MUL + LCG_ADD;
 	}
+}
+
+static bf_status
+blocked_add(bf_filter *f, bf_hash h)
+{
+	set_bits(block_of(f, h), h.lo, f->hashes);
 	return BF_OK;
+}
+
+/* The deferred adds' loop: items independent, so their work overlaps */
+static void
+blocked_add_many(bf_filter *f, const uint64_t *lo, const uint64_t *hi,
+				 size_t n)
+{
+	uint32_t	hashes = f->hashes;
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		set_bits(bf_blocked_line(f, hi[i]), lo[i], hashes);
 }
 
 static bool
@@ -200,5 +217,6 @@ const bf_variant_ops bf_blocked_ops = {
 	.estimate = blocked_estimate,
 	.add = blocked_add,
 	.contains = blocked_contains,
-	.line_of = blocked_line_of
+	.line_of = blocked_line_of,
+	.add_many = blocked_add_many
 };

@@ -110,45 +110,67 @@ bf_prefetch(const bf_filter *f, bf_hash h)
 	return true;
 }
 
-/* bf_add for a variant that never returns BF_E_FULL */
-static inline void
-add_now(bf_filter *f, const bf_variant_ops *ops, bf_hash h)
+/* Adds the first n queued hashes of a variant that never returns BF_E_FULL */
+static void
+add_queued(bf_filter *f, const bf_pending *q, unsigned n)
 {
-	(void) ops->add(f, h);
+	const bf_variant_ops *ops = ops_of(f);
+	unsigned	i;
+
+	if (ops->add_many)
+		ops->add_many(f, q->lo, q->hi, n);
+	else
+	{
+		for (i = 0; i < n; i++)
+		{
+			bf_hash		h;
+
+			h.lo = q->lo[i];
+			h.hi = q->hi[i];
+			(void) ops->add(f, h);
+		}
+	}
 	if (f->items != UINT64_MAX)
-		bf_set_items(f, f->items + 1);
+		bf_set_items(f, f->items > UINT64_MAX - n ? UINT64_MAX : f->items + n);
 }
 
 bool
 bf_add_later(bf_filter *f, bf_pending *q, bf_hash h)
 {
-	const bf_variant_ops *ops = ops_of(f);
-	unsigned	slot;
+	const void *line;
 
-	if (ops->line_of == NULL)
+	/* the default variant's line without a call */
+	if (f->variant == BF_BLOCKED)
+		line = bf_blocked_line(f, h.hi);
+	else if (ops_of(f)->line_of != NULL)
+		line = ops_of(f)->line_of(f, h);
+	else
 		return false;
 #if defined(__GNUC__)
-	__builtin_prefetch(ops->line_of(f, h), 1, 3);
+	__builtin_prefetch(line, 1, 3);
+#else
+	(void) line;
 #endif
-	slot = (q->head + q->count) % BF_PENDING;
-	if (q->count == BF_PENDING)
+	q->lo[q->count] = h.lo;
+	q->hi[q->count] = h.hi;
+	if (++q->count == BF_PENDING)
 	{
-		add_now(f, ops, q->h[slot]);	/* the oldest: slot == head */
-		q->head = (q->head + 1) % BF_PENDING;
+		add_queued(f, q, BF_PENDING - BF_PENDING_KEEP);
+		memmove(q->lo, q->lo + BF_PENDING - BF_PENDING_KEEP,
+				BF_PENDING_KEEP * sizeof(uint64_t));
+		memmove(q->hi, q->hi + BF_PENDING - BF_PENDING_KEEP,
+				BF_PENDING_KEEP * sizeof(uint64_t));
+		q->count = BF_PENDING_KEEP;
 	}
-	else
-		q->count++;
-	q->h[slot] = h;
 	return true;
 }
 
 void
 bf_add_pending(bf_filter *f, bf_pending *q)
 {
-	const bf_variant_ops *ops = ops_of(f);
-
-	for (; q->count > 0; q->count--, q->head = (q->head + 1) % BF_PENDING)
-		add_now(f, ops, q->h[q->head]);
+	if (q->count > 0)
+		add_queued(f, q, q->count);
+	q->count = 0;
 }
 
 bool

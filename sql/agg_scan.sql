@@ -1,0 +1,189 @@
+--
+-- agg_scan: the aggregate scan (src/agg_scan.c) takes the place of a plain
+-- Agg whose aggregates are all bloomfilter_agg.  Every query here runs with
+-- the scan on and off and must give the same bytes; the plans show where it
+-- is used and where the Agg stays.
+--
+-- quietly: an earlier test may have created it already
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS bloomfilter;
+RESET client_min_messages;
+
+CREATE TABLE scan_items (
+	id int,
+	g int,
+	url text,
+	name varchar(40),
+	code char(8),
+	n bigint,
+	u uuid,
+	b bytea,
+	num numeric,
+	doc jsonb
+);
+INSERT INTO scan_items
+SELECT i, i % 3,
+	CASE WHEN i % 17 = 0 THEN NULL ELSE 'https://example.org/' || i END,
+	'name ' || (i % 500), 'c' || (i % 50), i * 7919,
+	md5(i::text)::uuid, decode(md5(i::text), 'hex'), i / 7.0,
+	jsonb_build_object('k', i % 100)
+FROM generate_series(1, 20000) AS i;
+ANALYZE scan_items;
+
+-- md5 of every query result column, with the scan on and then off; 'same'
+-- compares the two, 'scan' says whether the plan used it
+CREATE FUNCTION scan_compare(query text, OUT same boolean, OUT scan boolean,
+	OUT result text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	plan text;
+	on_result text;
+	off_result text;
+	q text := format('SELECT string_agg(coalesce(md5(textin(record_out(r))), ''null''), '','') FROM (%s) AS r', query);
+BEGIN
+	SET LOCAL bloomfilter.agg_scan = on;
+	EXECUTE 'EXPLAIN (COSTS OFF) ' || query INTO plan;
+	scan := false;
+	FOR plan IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+		scan := scan OR plan LIKE '%Custom Scan (bloomfilter agg)%';
+	END LOOP;
+	EXECUTE q INTO on_result;
+	SET LOCAL bloomfilter.agg_scan = off;
+	EXECUTE q INTO off_result;
+	SET LOCAL bloomfilter.agg_scan = on;
+	same := on_result IS NOT DISTINCT FROM off_result;
+	result := left(coalesce(on_result, 'no rows'), 12);
+END
+$$;
+
+-- the plan
+EXPLAIN (COSTS OFF)
+SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items;
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT bloomfilter_agg(url, 20000, 0.01) IS NOT NULL AS built FROM scan_items WHERE id > 10;
+
+-- element types: direct columns, a relabelled varchar, expressions, types
+-- hashed through their send or output function; NULL elements skipped
+SELECT q, (scan_compare(q)).*
+FROM unnest(ARRAY[
+	'SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(name, 1000, 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(code, 100, 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(id, 20000, 0.001) FROM scan_items',
+	'SELECT bloomfilter_agg(n, 20000, 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(u, 20000, 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(b, 20000, 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(num, 20000, 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(doc, 100, 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(lower(url), 20000, 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(id::smallint, 20000, 0.01) FROM scan_items WHERE id < 30000',
+	'SELECT bloomfilter_agg(''constant''::text, 10, 0.01) FROM scan_items'
+]) AS q;
+
+-- every variant and every form of the aggregate
+SELECT q, (scan_compare(q)).*
+FROM unnest(ARRAY[
+	'SELECT bloomfilter_agg(url) FROM scan_items',
+	'SELECT bloomfilter_agg(url, 0.001) FROM scan_items',
+	'SELECT bloomfilter_agg(url, 20000, 0.01, ''classic'') FROM scan_items',
+	'SELECT bloomfilter_agg(url, 20000, 0.01, ''counting'') FROM scan_items',
+	'SELECT bloomfilter_agg(url, 20000, 0.01, ''cuckoo'') FROM scan_items',
+	'SELECT bloomfilter_agg(url, 1000, 0.01, ''scalable'') FROM scan_items',
+	'SELECT bloomfilter_agg(url, 20000, 0.01, ''blocked'') FROM scan_items'
+]) AS q;
+
+-- query shapes: several aggregates, the same one twice, HAVING, WHERE, a
+-- join below, an empty input, sizing from a subquery or from the first row,
+-- a correlated subquery (rescans), UNION ALL, the scan in a subquery
+SELECT q, (scan_compare(q)).*
+FROM unnest(ARRAY[
+	'SELECT bloomfilter_agg(url, 20000, 0.01), bloomfilter_agg(id, 20000, 0.01, ''classic'') FROM scan_items',
+	'SELECT bloomfilter_agg(url, 20000, 0.01), bloomfilter_agg(url, 20000, 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(url, 20000, 0.01) @> ''https://example.org/5''::text AS has5 FROM scan_items',
+	'SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items HAVING bloomfilter_agg(url, 20000, 0.01) @> ''https://example.org/5''::text',
+	'SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items HAVING bloomfilter_agg(url, 20000, 0.01) @> ''nowhere''::text',
+	'SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items WHERE g = 1 AND id % 5 <> 0',
+	'SELECT bloomfilter_agg(a.url, 20000, 0.01) FROM scan_items a JOIN scan_items b ON a.id = b.id + 1 WHERE b.g = 2',
+	'SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items WHERE false',
+	'SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items WHERE url IS NULL',
+	'SELECT bloomfilter_agg(url, (SELECT count(*) FROM scan_items), 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(url, length(url), 0.01) FROM scan_items',
+	'SELECT g, (SELECT bloomfilter_agg(url, 1000, 0.01) FROM scan_items s WHERE s.g = o.g AND s.id < 3000) FROM (VALUES (0), (1), (2), (7)) AS o(g)',
+	'SELECT bloomfilter_agg(url, 100, 0.01) FROM scan_items WHERE g = 0 UNION ALL SELECT bloomfilter_agg(url, 100, 0.01) FROM scan_items WHERE g = 1',
+	'SELECT f @> ''https://example.org/5''::text FROM (SELECT bloomfilter_agg(url, 20000, 0.01) AS f FROM scan_items) AS s',
+	'SELECT bloomfilter_agg(''solo''::text, 10, 0.01)'
+]) AS q;
+
+-- left to the Agg: other aggregates beside it, GROUP BY, FILTER, ORDER BY,
+-- DISTINCT, volatile arguments, a filter of filters
+SELECT q, (scan_compare(q)).*
+FROM unnest(ARRAY[
+	'SELECT bloomfilter_agg(url, 20000, 0.01), count(*) FROM scan_items',
+	'SELECT g, bloomfilter_agg(url, 20000, 0.01) FROM scan_items GROUP BY g ORDER BY g',
+	'SELECT bloomfilter_agg(url, 20000, 0.01) FILTER (WHERE g = 1) FROM scan_items',
+	'SELECT bloomfilter_agg(url, 20000, 0.01 ORDER BY id) FROM scan_items',
+	'SELECT bloomfilter_agg(DISTINCT url, 20000, 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(url || (random() * 0)::int, 20000, 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items HAVING count(*) > 0'
+]) AS q;
+
+-- errors are those of the Agg, and come only when a row has an element
+SET bloomfilter.agg_scan = on;
+SELECT bloomfilter_agg(url, NULL, 0.01) FROM scan_items;
+SELECT bloomfilter_agg(url, 20000, NULL) FROM scan_items;
+SELECT bloomfilter_agg(url, 20000, 0.01, 'bogus') FROM scan_items;
+SELECT bloomfilter_agg(url, 0, 0.01) FROM scan_items;
+SELECT bloomfilter_agg(url, NULL, 0.01) IS NULL AS no_rows_no_error FROM scan_items WHERE false;
+SELECT bloomfilter_agg(f, 10, 0.01) FROM (SELECT bloomfilter_create(10, 0.01) AS f) AS s;
+-- an aggregate of one's own over the same transition function, with an
+-- initial value, is not bloomfilter_agg: the Agg computes it
+DO $$
+BEGIN
+	EXECUTE format('CREATE AGGREGATE scan_seeded(text, bigint, float8) (
+		SFUNC = bloomfilter_agg_trans, STYPE = bloomfilter, INITCOND = %L)',
+		bloomfilter_add(bloomfilter_create(20000, 0.01), 'seed'::text)::text);
+END
+$$;
+EXPLAIN (COSTS OFF) SELECT scan_seeded(url, 10, 0.01) FROM scan_items;
+SELECT scan_seeded(url, 10, 0.01) @> 'seed'::text AS has_seed,
+	scan_seeded(url, 10, 0.01) @> 'https://example.org/5'::text AS has_row
+FROM scan_items;
+DROP AGGREGATE scan_seeded(text, bigint, float8);
+
+-- a parallel plan: the scan below Gather in each worker, Finalize Aggregate
+-- merging with the combine function; the same bytes as the serial Agg
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF)
+SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items;
+SELECT q, (scan_compare(q)).*
+FROM unnest(ARRAY[
+	'SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(url, 20000, 0.01, ''classic''), bloomfilter_agg(u, 20000, 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items HAVING bloomfilter_agg(url, 20000, 0.01) @> ''https://example.org/5''::text'
+]) AS q;
+RESET max_parallel_workers_per_gather;
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+
+-- a scroll cursor: the planner puts a Material above the scan
+BEGIN;
+DECLARE scan_cursor SCROLL CURSOR FOR
+	SELECT bloomfilter_agg(url, 20000, 0.01) IS NOT NULL AS built FROM scan_items;
+FETCH NEXT FROM scan_cursor;
+FETCH PRIOR FROM scan_cursor;
+FETCH NEXT FROM scan_cursor;
+COMMIT;
+
+-- the first query of a new session already gets the scan: costing the
+-- aggregate calls the transition function's planner support function,
+-- which loads the library and its hook
+\c
+EXPLAIN (COSTS OFF)
+SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items;
+
+DROP FUNCTION scan_compare(text);
+DROP TABLE scan_items;
