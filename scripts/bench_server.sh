@@ -207,6 +207,15 @@ main() {
 		"SELECT count(*) FROM urls WHERE (SELECT f FROM bench_filters WHERE id = 1) @> url" \
 		"SELECT count(*) FROM urls WHERE url <> ''" || true
 
+	# The same two ratios with parallel plans on both sides (the server's defaults on a
+	# machine with cores to spare): each side's workers split the table
+	CMP_ROWS=$N compare "build, both parallel: agg vs count(url)" "<=" 1.3 "$build_a" \
+		"SELECT x IS NOT NULL FROM (SELECT count(url) AS x FROM urls) s" \
+		"$PARALLEL" "$PARALLEL" || true
+	CMP_ROWS=$N compare "probe, both parallel: f @> url vs <> ''" "<=" 1.3 \
+		"SELECT count(*) FROM urls WHERE (SELECT f FROM bench_filters WHERE id = 1) @> url" \
+		"SELECT count(*) FROM urls WHERE url <> ''" "$PARALLEL" "$PARALLEL" || true
+
 	CMP_ROWS=$N compare "probe: stored 100 MB vs 1 MB filter" "<=" 2 \
 		"SELECT count(*) FROM urls WHERE (SELECT f FROM bench_filters WHERE id = 3) @> url" \
 		"SELECT count(*) FROM urls WHERE (SELECT f FROM bench_filters WHERE id = 2) @> url" || true
