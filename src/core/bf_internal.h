@@ -306,6 +306,77 @@ bf_bit_test(const unsigned char *bits, uint64_t i)
 }
 
 /*
+ * The blocked layout's bits (blocked.c), inline so that the dispatch in
+ * variant.c serves the default variant without an indirect call.  The low
+ * half of the hash seeds a 64-bit linear congruential sequence (Knuth's MMIX
+ * multiplier, an odd increment) whose top 9 bits are the k positions in the
+ * block; the jump constants give the same sequence 2, 3 and 4 steps at a
+ * time (x -> M^j x + A_j mod 2^64), so four positions are computed side by
+ * side instead of each waiting for the multiply before it.
+ */
+#define BF_LCG_MUL		UINT64_C(6364136223846793005)
+#define BF_LCG_ADD		UINT64_C(1442695040888963407)
+#define BF_LCG_MUL2		(BF_LCG_MUL * BF_LCG_MUL)
+#define BF_LCG_MUL3		(BF_LCG_MUL2 * BF_LCG_MUL)
+#define BF_LCG_MUL4		(BF_LCG_MUL3 * BF_LCG_MUL)
+#define BF_LCG_ADD2		(BF_LCG_ADD * (BF_LCG_MUL + 1))
+#define BF_LCG_ADD3		(BF_LCG_ADD * (BF_LCG_MUL2 + BF_LCG_MUL + 1))
+#define BF_LCG_ADD4		(BF_LCG_ADD * (BF_LCG_MUL3 + BF_LCG_MUL2 + BF_LCG_MUL + 1))
+
+/* Sets the k bits of hash half 'x' in a block */
+static inline void
+bf_blocked_set(unsigned char *block, uint64_t x, uint32_t hashes)
+{
+	uint32_t	i = 0;
+
+	for (; i + 4 <= hashes; i += 4)
+	{
+		bf_bit_set(block, x >> 55);
+		bf_bit_set(block, (x * BF_LCG_MUL + BF_LCG_ADD) >> 55);
+		bf_bit_set(block, (x * BF_LCG_MUL2 + BF_LCG_ADD2) >> 55);
+		bf_bit_set(block, (x * BF_LCG_MUL3 + BF_LCG_ADD3) >> 55);
+		x = x * BF_LCG_MUL4 + BF_LCG_ADD4;
+	}
+	for (; i < hashes; i++)
+	{
+		bf_bit_set(block, x >> 55);
+		x = x * BF_LCG_MUL + BF_LCG_ADD;
+	}
+}
+
+/* bf_bit_test as 0 or 1, to be combined without branches */
+static inline unsigned
+bf_bit_at(const unsigned char *block, uint64_t p)
+{
+	return (block[p >> 3] >> (p & 7)) & 1u;
+}
+
+/* Whether all k bits of hash half 'x' are set in a block */
+static inline bool
+bf_blocked_test(const unsigned char *block, uint64_t x, uint32_t hashes)
+{
+	uint32_t	i = 0;
+
+	for (; i + 4 <= hashes; i += 4)
+	{
+		/* all four loads issued before one branch */
+		if (!(bf_bit_at(block, x >> 55) &
+			  bf_bit_at(block, (x * BF_LCG_MUL + BF_LCG_ADD) >> 55) &
+			  bf_bit_at(block, (x * BF_LCG_MUL2 + BF_LCG_ADD2) >> 55) &
+			  bf_bit_at(block, (x * BF_LCG_MUL3 + BF_LCG_ADD3) >> 55)))
+			return false;
+		x = x * BF_LCG_MUL4 + BF_LCG_ADD4;
+	}
+	for (; i < hashes; i++)
+	{
+		if (!bf_bit_test(block, x >> 55))
+			return false;
+		x = x * BF_LCG_MUL + BF_LCG_ADD;
+	}
+	return true;
+}
+
+/*
  * The k positions of the classic and counting layouts: enhanced double
  * hashing (Dillinger and Manolios) over both 64-bit halves of the hash,
  * x, x + y, x + 2y + 1, ... (mod m), with m = f->bits.

@@ -14,66 +14,16 @@
 
 #include "bf_internal.h"
 
-/* LCG constants (Knuth's MMIX multiplier, an odd increment) */
-#define LCG_MUL		UINT64_C(6364136223846793005)
-#define LCG_ADD		UINT64_C(1442695040888963407)
-
-/*
- * The same sequence 2, 3 and 4 steps at a time (x -> M^j x + A_j, all
- * mod 2^64), so that four positions are computed side by side instead of
- * each waiting for the multiply before it.
- */
-#define LCG_MUL2	(LCG_MUL * LCG_MUL)
-#define LCG_MUL3	(LCG_MUL2 * LCG_MUL)
-#define LCG_MUL4	(LCG_MUL3 * LCG_MUL)
-#define LCG_ADD2	(LCG_ADD * (LCG_MUL + 1))
-#define LCG_ADD3	(LCG_ADD * (LCG_MUL2 + LCG_MUL + 1))
-#define LCG_ADD4	(LCG_ADD * (LCG_MUL3 + LCG_MUL2 + LCG_MUL + 1))
-
-static inline unsigned char *
-block_of(const bf_filter *f, bf_hash h)
-{
-	return bf_blocked_line(f, h.hi);
-}
-
 static const void *
 blocked_line_of(const bf_filter *f, bf_hash h)
 {
-	return block_of(f, h);
-}
-
-/* bf_bit_test as 0 or 1, to be combined without branches */
-static inline unsigned
-bit_at(const unsigned char *block, uint64_t p)
-{
-	return (block[p >> 3] >> (p & 7)) & 1u;
-}
-
-/* Sets the k bits of hash half 'x' in 'block' */
-static inline void
-set_bits(unsigned char *block, uint64_t x, uint32_t hashes)
-{
-	uint32_t	i = 0;
-
-	for (; i + 4 <= hashes; i += 4)
-	{
-		bf_bit_set(block, x >> 55);
-		bf_bit_set(block, (x * LCG_MUL + LCG_ADD) >> 55);
-		bf_bit_set(block, (x * LCG_MUL2 + LCG_ADD2) >> 55);
-		bf_bit_set(block, (x * LCG_MUL3 + LCG_ADD3) >> 55);
-		x = x * LCG_MUL4 + LCG_ADD4;
-	}
-	for (; i < hashes; i++)
-	{
-		bf_bit_set(block, x >> 55);
-		x = x * LCG_MUL + LCG_ADD;
-	}
+	return bf_blocked_line(f, h.hi);
 }
 
 static bf_status
 blocked_add(bf_filter *f, bf_hash h)
 {
-	set_bits(block_of(f, h), h.lo, f->hashes);
+	bf_blocked_set(bf_blocked_line(f, h.hi), h.lo, f->hashes);
 	return BF_OK;
 }
 
@@ -86,33 +36,13 @@ blocked_add_many(bf_filter *f, const uint64_t *lo, const uint64_t *hi,
 	size_t		i;
 
 	for (i = 0; i < n; i++)
-		set_bits(bf_blocked_line(f, hi[i]), lo[i], hashes);
+		bf_blocked_set(bf_blocked_line(f, hi[i]), lo[i], hashes);
 }
 
 static bool
 blocked_contains(const bf_filter *f, bf_hash h)
 {
-	const unsigned char *block = block_of(f, h);
-	uint64_t	x = h.lo;
-	uint32_t	i = 0;
-
-	for (; i + 4 <= f->hashes; i += 4)
-	{
-		/* all four loads issued before one branch */
-		if (!(bit_at(block, x >> 55) &
-			  bit_at(block, (x * LCG_MUL + LCG_ADD) >> 55) &
-			  bit_at(block, (x * LCG_MUL2 + LCG_ADD2) >> 55) &
-			  bit_at(block, (x * LCG_MUL3 + LCG_ADD3) >> 55)))
-			return false;
-		x = x * LCG_MUL4 + LCG_ADD4;
-	}
-	for (; i < f->hashes; i++)
-	{
-		if (!bf_bit_test(block, x >> 55))
-			return false;
-		x = x * LCG_MUL + LCG_ADD;
-	}
-	return true;
+	return bf_blocked_test(bf_blocked_line(f, h.hi), h.lo, f->hashes);
 }
 
 /*

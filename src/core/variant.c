@@ -79,9 +79,12 @@ bf_add(bf_filter *f, bf_hash h)
 	return st;
 }
 
+/* (the default variant, blocked, without an indirect call) */
 bool
 bf_contains(const bf_filter *f, bf_hash h)
 {
+	if (f->variant == BF_BLOCKED)
+		return bf_blocked_test(bf_blocked_line(f, h.hi), h.lo, f->hashes);
 	return ops_of(f)->contains(f, h);
 }
 
@@ -100,12 +103,18 @@ bf_can_prefetch(const bf_filter *f)
 bool
 bf_prefetch(const bf_filter *f, bf_hash h)
 {
-	const bf_variant_ops *ops = ops_of(f);
+	const void *line;
 
-	if (ops->line_of == NULL)
+	if (f->variant == BF_BLOCKED)
+		line = bf_blocked_line(f, h.hi);
+	else if (ops_of(f)->line_of != NULL)
+		line = ops_of(f)->line_of(f, h);
+	else
 		return false;
 #if defined(__GNUC__)
-	__builtin_prefetch(ops->line_of(f, h), 1, 3);
+	__builtin_prefetch(line, 0, 3);
+#else
+	(void) line;
 #endif
 	return true;
 }
