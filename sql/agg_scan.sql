@@ -164,6 +164,29 @@ FROM unnest(ARRAY[
 	'SELECT bloomfilter_agg(url, 20000, 0.01, ''classic''), bloomfilter_agg(u, 20000, 0.01) FROM scan_items',
 	'SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items HAVING bloomfilter_agg(url, 20000, 0.01) @> ''https://example.org/5''::text'
 ]) AS q;
+-- the workers hand their filters to the leader through segments of their
+-- own (the Gather carries one filter); with the leader not taking part,
+-- every worker returns its filter through the Gather instead
+SET parallel_leader_participation = off;
+SELECT q, (scan_compare(q)).*
+FROM unnest(ARRAY[
+	'SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items',
+	'SELECT bloomfilter_agg(url, 20000, 0.01, ''counting''), bloomfilter_agg(u, 20000, 0.01) FROM scan_items'
+]) AS q;
+RESET parallel_leader_participation;
+-- workers with few or no rows (a selective qual)
+SELECT q, (scan_compare(q)).*
+FROM unnest(ARRAY[
+	'SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items WHERE id < 40',
+	'SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items WHERE id < 0'
+]) AS q;
+-- an error in whichever process meets the bad row ends the query, whether
+-- the leader is waiting for the workers or not (terse: which process it was
+-- varies)
+\set VERBOSITY terse
+SELECT bloomfilter_agg(url || (1 / (id - 15000)), 20000, 0.01) FROM scan_items;
+SELECT bloomfilter_agg(url || (1 / (id - 2)), 20000, 0.01) FROM scan_items;
+\set VERBOSITY default
 RESET max_parallel_workers_per_gather;
 RESET min_parallel_table_scan_size;
 RESET parallel_tuple_cost;

@@ -28,6 +28,7 @@
 #include "bloomfilter.h"
 
 #include "access/htup_details.h"
+#include "access/parallel.h"
 #include "catalog/pg_aggregate.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -36,6 +37,9 @@
 #include "nodes/nodeFuncs.h"
 #include "nodes/pathnodes.h"
 #include "nodes/supportnodes.h"
+#include "storage/condition_variable.h"
+#include "storage/dsm.h"
+#include "storage/spin.h"
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
@@ -48,6 +52,7 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
+#include "utils/wait_event.h"
 
 PG_FUNCTION_INFO_V1(bloomfilter_agg_support);
 
@@ -66,6 +71,24 @@ typedef struct BloomAgg
 	FilterBuf	fb;
 } BloomAgg;
 
+/*
+ * Where the participants of a parallel aggregate meet (the DSM the Gather
+ * sets up).  Each worker copies its filters into a segment of its own and
+ * posts the segment here; the leader merges them into its filters and says
+ * so, and then the workers let their segments go.  So the Gather carries
+ * one filter, the leader's, instead of one per participant through its
+ * tuple queues.
+ */
+typedef struct AggShared
+{
+	slock_t		mutex;
+	ConditionVariable cv;
+	int			posted;			/* workers that posted */
+	bool		merged;			/* the leader has merged every post */
+	int			nslots;
+	dsm_handle	posts[FLEXIBLE_ARRAY_MEMBER];	/* DSM_HANDLE_INVALID: none */
+} AggShared;
+
 typedef struct AggScanState
 {
 	CustomScanState css;
@@ -75,6 +98,8 @@ typedef struct AggScanState
 	MemoryContext filters;		/* the filters' memory, emptied by a rescan */
 	bool		reset_rows;		/* evaluating or hashing may leave garbage */
 	bool		done;			/* the row was returned */
+	AggShared  *shared;			/* a parallel aggregate's meeting place */
+	ParallelContext *pcxt;		/* the leader's: the workers launched */
 } AggScanState;
 
 static Plan *plan_agg_path(PlannerInfo *root, RelOptInfo *rel,
@@ -84,7 +109,15 @@ static Node *create_agg_state(CustomScan *cscan);
 static void begin_agg_scan(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *exec_agg_scan(CustomScanState *node);
 static void end_agg_scan(CustomScanState *node);
+static void forget_filters(AggScanState *as);
 static void rescan_agg_scan(CustomScanState *node);
+static Size estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+						   void *coordinate);
+static void reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+							 void *coordinate);
+static void initialize_worker(CustomScanState *node, shm_toc *toc,
+							  void *coordinate);
 
 static const CustomPathMethods path_methods = {
 	.CustomName = "bloomfilter agg",
@@ -102,6 +135,10 @@ static const CustomExecMethods exec_methods = {
 	.ExecCustomScan = exec_agg_scan,
 	.EndCustomScan = end_agg_scan,
 	.ReScanCustomScan = rescan_agg_scan,
+	.EstimateDSMCustomScan = estimate_dsm,
+	.InitializeDSMCustomScan = initialize_dsm,
+	.ReInitializeDSMCustomScan = reinitialize_dsm,
+	.InitializeWorkerCustomScan = initialize_worker,
 };
 
 /*
@@ -206,7 +243,8 @@ agg_scan_path(AggPath *apath, AggSplit split)
 	cpath->path.parent = apath->path.parent;
 	cpath->path.pathtarget = apath->path.pathtarget;
 	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
+	/* (the partial one meets the other participants: see AggShared) */
+	cpath->path.parallel_aware = split == AGGSPLIT_INITIAL_SERIAL;
 	cpath->path.parallel_safe = apath->path.parallel_safe;
 	cpath->path.parallel_workers = apath->path.parallel_workers;
 	cpath->path.rows = apath->path.rows;
@@ -490,6 +528,154 @@ consume_input(AggScanState *as)
 	}
 }
 
+/*
+ * A worker's end of a parallel aggregate: its filters into a segment of its
+ * own, posted, kept until the leader has merged them; the worker then
+ * returns NULLs.  (Only when the leader runs the plan too: otherwise every
+ * participant returns its filters through the Gather.)
+ */
+static void
+post_filters(AggScanState *as)
+{
+	AggShared  *sh = as->shared;
+	dsm_segment *seg = NULL;
+	dsm_handle	handle = DSM_HANDLE_INVALID;
+	Size		size = MAXALIGN(sizeof(uint64) * as->naggs);
+	int			slot,
+				i;
+
+	for (i = 0; i < as->naggs; i++)
+	{
+		if (as->aggs[i].started)
+		{
+			filterbuf_flush(&as->aggs[i].fb);
+			size = add_size(size, MAXALIGN(VARSIZE(as->aggs[i].fb.flat)));
+		}
+	}
+	if (size > MAXALIGN(sizeof(uint64) * as->naggs))
+	{
+		uint64	   *lens;
+		char	   *at;
+
+		seg = dsm_create(size, 0);
+		lens = dsm_segment_address(seg);
+		at = (char *) lens + MAXALIGN(sizeof(uint64) * as->naggs);
+		for (i = 0; i < as->naggs; i++)
+		{
+			BloomAgg   *agg = &as->aggs[i];
+
+			lens[i] = agg->started ? VARSIZE(agg->fb.flat) : 0;
+			if (lens[i])
+			{
+				memcpy(at, agg->fb.flat, lens[i]);
+				at += MAXALIGN(lens[i]);
+			}
+		}
+		handle = dsm_segment_handle(seg);
+	}
+
+	SpinLockAcquire(&sh->mutex);
+	slot = sh->posted < sh->nslots ? sh->posted++ : -1;
+	if (slot >= 0)
+		sh->posts[slot] = handle;
+	SpinLockRelease(&sh->mutex);
+	if (slot < 0)
+		elog(ERROR, "more bloomfilter agg workers than planned");
+	ConditionVariableBroadcast(&sh->cv);
+
+	if (seg)
+	{
+		ConditionVariablePrepareToSleep(&sh->cv);
+		for (;;)
+		{
+			bool		merged;
+
+			SpinLockAcquire(&sh->mutex);
+			merged = sh->merged;
+			SpinLockRelease(&sh->mutex);
+			if (merged)
+				break;
+			ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
+		}
+		ConditionVariableCancelSleep();
+		dsm_detach(seg);
+	}
+	forget_filters(as);
+}
+
+/* The workers' filters merged into the leader's */
+static void
+merge_one(AggScanState *as, const char *post)
+{
+	const uint64 *lens = (const uint64 *) post;
+	const char *at = post + MAXALIGN(sizeof(uint64) * as->naggs);
+	int			i;
+
+	for (i = 0; i < as->naggs; i++)
+	{
+		BloomAgg   *agg = &as->aggs[i];
+		struct varlena *bf = (struct varlena *) at;
+		bf_filter	view;
+
+		if (lens[i] == 0)
+			continue;
+		at += MAXALIGN(lens[i]);
+		if (!agg->started)
+		{
+			filterbuf_copy(&agg->fb, as->filters, bf, true);
+			agg->started = true;
+			continue;
+		}
+		bloomfilter_open(bf, &view);
+		filterbuf_merge(&agg->fb, &view, false);
+	}
+}
+
+/*
+ * The leader's end: waits until every worker it launched has posted (a
+ * worker that fails raises its error here), merges, and lets them go
+ */
+static void
+merge_posted(AggScanState *as)
+{
+	AggShared  *sh = as->shared;
+	int			expect = as->pcxt ? as->pcxt->nworkers_launched : 0;
+	int			posted,
+				i;
+
+	if (expect == 0)
+		return;
+	WaitForParallelWorkersToAttach(as->pcxt);
+	ConditionVariablePrepareToSleep(&sh->cv);
+	for (;;)
+	{
+		SpinLockAcquire(&sh->mutex);
+		posted = sh->posted;
+		SpinLockRelease(&sh->mutex);
+		if (posted >= expect)
+			break;
+		ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+
+	for (i = 0; i < posted; i++)
+	{
+		dsm_segment *seg;
+
+		if (sh->posts[i] == DSM_HANDLE_INVALID)
+			continue;
+		seg = dsm_attach(sh->posts[i]);
+		if (seg == NULL)
+			elog(ERROR, "could not map a bloomfilter agg worker's segment");
+		merge_one(as, dsm_segment_address(seg));
+		dsm_detach(seg);
+	}
+	SpinLockAcquire(&sh->mutex);
+	sh->merged = true;
+	SpinLockRelease(&sh->mutex);
+	ConditionVariableBroadcast(&sh->cv);
+}
+
 static TupleTableSlot *
 exec_agg_scan(CustomScanState *node)
 {
@@ -502,6 +688,13 @@ exec_agg_scan(CustomScanState *node)
 		return NULL;
 	as->done = true;
 	consume_input(as);
+	if (as->shared && parallel_leader_participation)
+	{
+		if (IsParallelWorker())
+			post_filters(as);
+		else
+			merge_posted(as);
+	}
 
 	ExecClearTuple(result);
 	memset(result->tts_isnull, true,
@@ -561,6 +754,43 @@ rescan_agg_scan(CustomScanState *node)
 		UpdateChangedParamSet(as->input, node->ss.ps.chgParam);
 	if (as->input->chgParam == NULL)
 		ExecReScan(as->input);
+}
+
+static Size
+estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return add_size(offsetof(AggShared, posts),
+					mul_size(sizeof(dsm_handle), Max(pcxt->nworkers, 1)));
+}
+
+static void
+reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+				 void *coordinate)
+{
+	AggShared  *sh = coordinate;
+
+	sh->posted = 0;
+	sh->merged = false;
+}
+
+static void
+initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	AggScanState *as = (AggScanState *) node;
+	AggShared  *sh = coordinate;
+
+	SpinLockInit(&sh->mutex);
+	ConditionVariableInit(&sh->cv);
+	sh->nslots = Max(pcxt->nworkers, 1);
+	reinitialize_dsm(node, pcxt, coordinate);
+	as->shared = sh;
+	as->pcxt = pcxt;
+}
+
+static void
+initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	((AggScanState *) node)->shared = coordinate;
 }
 
 void
