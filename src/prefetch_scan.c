@@ -41,7 +41,7 @@
 #include "commands/explain.h"
 
 /* Rows read ahead of the one returned */
-#define PREFETCH_DEPTH	16
+#define PREFETCH_DEPTH	8
 
 extern Datum bloomfilter_contains(PG_FUNCTION_ARGS);
 extern Datum bloomfilter_contained(PG_FUNCTION_ARGS);
