@@ -59,12 +59,29 @@ DROP TABLE ps_secure;
 REVOKE SELECT ON ps_filters FROM regress_ps_reader;
 DROP ROLE regress_ps_reader;
 
+-- quals the planner orders before the filter test (cheaper) are tested
+-- first, as the row is read, and only the rows they pass are hashed; the
+-- costlier ones stay after it
+CREATE FUNCTION ps_costly(text) RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE COST 10000 AS $$ BEGIN RETURN $1 IS NOT NULL; END $$;
+EXPLAIN (COSTS OFF)
+SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'blocked') @> t
+	AND id % 3 = 0 AND ps_costly(note);
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'blocked') @> t
+	AND id % 3 = 0 AND ps_costly(note);
+-- a filter whose subquery would fail is never evaluated when no row passes
+-- the quals before it, as with the plain qual
+SELECT count(*) FROM ps_items WHERE id < 0
+	AND (SELECT f FROM ps_filters WHERE variant = 'blocked' AND 1 / (length(variant) - 7) = 0) @> t;
+
 -- every query, with the scan on and off: the same rows
 CREATE TABLE ps_queries (q text);
 INSERT INTO ps_queries VALUES
 	('SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = %L) @> t'),
 	('SELECT id FROM ps_items WHERE t <@ (SELECT f FROM ps_filters WHERE variant = %L)'),
 	('SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = %L) @> t AND note = ''n1'''),
+	('SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = %L) @> t AND id %% 3 = 0 AND ps_costly(note)'),
 	('SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = %L) @> t OR id < 5'),
 	('SELECT id FROM ps_items WHERE NOT ((SELECT f FROM ps_filters WHERE variant = %L) @> t)'),
 	('SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = %L) @> (id * 2)'),
@@ -156,4 +173,5 @@ SELECT count(*) FROM ps_items WHERE (SELECT '\x00'::bytea::bloomfilter) @> t;
 
 DROP TABLE ps_items, ps_filters, ps_queries;
 DROP FUNCTION ps_rows(text, bool);
+DROP FUNCTION ps_costly(text);
 RESET max_parallel_workers_per_gather;

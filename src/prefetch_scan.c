@@ -26,6 +26,7 @@
 #include "catalog/pg_class.h"
 #include "executor/executor.h"
 #include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "miscadmin.h"
 #include "optimizer/clauses.h"
@@ -65,6 +66,7 @@ typedef struct PrefetchScanState
 	Expr	   *clause;			/* the filter test, for EXPLAIN */
 	ExprState  *filter_expr;	/* the filter, evaluated once per scan */
 	ExprState  *elem_expr;		/* the element, per row */
+	ExprState  *before;			/* quals tested before the filter, or NULL */
 	AttrNumber	elem_attno;		/* or the column it is, when it is one */
 	ElementHasher hasher;
 	bool		have_filter;	/* filter evaluated for this scan */
@@ -82,6 +84,7 @@ typedef struct PrefetchScanState
 	int			head;
 	int			count;
 	double		removed;		/* rows the filter test refused */
+	double		removed_first;	/* rows 'before' refused */
 } PrefetchScanState;
 
 static Plan *plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel,
@@ -262,7 +265,9 @@ prefetch_pathlist_hook(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 /*
  * The plan: the scan's own clause goes to custom_exprs (filter, element,
- * the whole clause for EXPLAIN), the others stay in the qual.
+ * the whole clause for EXPLAIN), followed by the clauses the planner orders
+ * before it (cheaper ones: the scan tests them as it reads a row, and hashes
+ * only the rows that pass); the clauses after it stay in the qual.
  */
 static Plan *
 plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
@@ -270,25 +275,33 @@ plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	RestrictInfo *mine = find_clause(rel);
-	List	   *quals = NIL;
+	List	   *before = NIL,
+			   *after = NIL;
+	bool		seen = false;
 	ListCell   *lc;
 	Expr	   *filter,
 			   *elem;
 
 	Assert(mine != NULL);
 	(void) match_clause(mine->clause, &filter, &elem);
+	/* 'clauses' comes in the order the planner would evaluate them */
 	foreach(lc, clauses)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
 
-		if (rinfo != mine)
-			quals = lappend(quals, rinfo);
+		if (rinfo == mine)
+			seen = true;
+		else if (seen)
+			after = lappend(after, rinfo);
+		else
+			before = lappend(before, rinfo);
 	}
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = extract_actual_clauses(quals, false);
+	cscan->scan.plan.qual = extract_actual_clauses(after, false);
 	cscan->scan.scanrelid = rel->relid;
 	cscan->flags = best_path->flags;
-	cscan->custom_exprs = list_make3(filter, elem, mine->clause);
+	cscan->custom_exprs = list_concat(list_make3(filter, elem, mine->clause),
+									  extract_actual_clauses(before, false));
 	cscan->methods = &scan_methods;
 	return &cscan->scan.plan;
 }
@@ -333,6 +346,8 @@ begin_prefetch_scan(CustomScanState *node, EState *estate, int eflags)
 	if (IsA(elem, Var) && ((Var *) elem)->varattno > 0)
 		ps->elem_attno = ((Var *) elem)->varattno;
 	ps->clause = lthird(cscan->custom_exprs);
+	ps->before = ExecInitQual(list_copy_tail(cscan->custom_exprs, 3),
+							  &node->ss.ps);
 	ps->depth = PREFETCH_NEAR;
 	element_hasher_init(&ps->hasher, exprType((Node *) elem),
 						estate->es_query_cxt);
@@ -375,8 +390,22 @@ read_ahead(PrefetchScanState *ps)
 	 * next row overwrites; the copy is a reference of the ring slot's own
 	 * (a pin on the buffer, and the tuple header).
 	 */
-	if (!table_scan_getnextslot(ps->scan, ForwardScanDirection, ps->fetched))
-		return false;
+	for (;;)
+	{
+		if (!table_scan_getnextslot(ps->scan, ForwardScanDirection,
+									ps->fetched))
+			return false;
+		if (ps->before == NULL)
+			break;
+		/* the cheaper quals first, as the planner ordered them */
+		econtext->ecxt_scantuple = ps->fetched;
+		if (ExecQual(ps->before, econtext))
+			break;
+		ResetExprContext(econtext);
+		ps->removed_first++;
+		CHECK_FOR_INTERRUPTS();
+	}
+	ResetExprContext(econtext);
 	/* the filter is evaluated when there is a row to test, as a qual is */
 	if (!ps->have_filter)
 		load_filter(ps);
@@ -454,6 +483,12 @@ recheck_row(ScanState *ss, TupleTableSlot *slot)
 	Datum		d;
 	bool		pass;
 
+	econtext->ecxt_scantuple = slot;
+	if (ps->before && !ExecQual(ps->before, econtext))
+	{
+		ResetExprContext(econtext);
+		return false;
+	}
 	if (!ps->have_filter)
 		load_filter(ps);
 	if (ps->filter_null)
@@ -554,10 +589,16 @@ static void
 explain_prefetch_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	PrefetchScanState *ps = (PrefetchScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	List	   *context;
 
 	context = set_deparse_context_plan(es->deparse_cxt,
 									   node->ss.ps.plan, ancestors);
+	if (list_length(cscan->custom_exprs) > 3)
+		ExplainPropertyText("Filter First",
+							deparse_expression((Node *) make_ands_explicit(list_copy_tail(cscan->custom_exprs, 3)),
+											   context, es->verbose, false),
+							es);
 	ExplainPropertyText("Bloom Filter",
 						deparse_expression((Node *) ps->clause, context,
 										   es->verbose, false),
@@ -566,8 +607,14 @@ explain_prefetch_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* (a parallel scan's workers keep their counts to themselves) */
 	if (es->analyze && !node->ss.ps.plan->parallel_aware &&
 		node->ss.ps.instrument && node->ss.ps.instrument->nloops > 0)
+	{
+		if (list_length(cscan->custom_exprs) > 3)
+			ExplainPropertyFloat("Rows Removed by Filter First", NULL,
+								 ps->removed_first / node->ss.ps.instrument->nloops,
+								 0, es);
 		ExplainPropertyFloat("Rows Removed by Bloom Filter", NULL,
 							 ps->removed / node->ss.ps.instrument->nloops, 0, es);
+	}
 }
 
 void
