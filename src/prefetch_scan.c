@@ -510,9 +510,28 @@ recheck_row(ScanState *ss, TupleTableSlot *slot)
 	return pass;
 }
 
+/*
+ * count(*) over the scan asks for no column, and the planner does not give
+ * a custom scan the table's own targetlist as it gives a sequential scan;
+ * rather than project every row into an empty tuple, the scan then returns
+ * one empty tuple made once.
+ */
 static TupleTableSlot *
 exec_prefetch_scan(CustomScanState *node)
 {
+	TupleTableSlot *result = node->ss.ps.ps_ResultTupleSlot;
+
+	if (node->ss.ps.plan->targetlist == NIL && node->ss.ps.qual == NULL &&
+		node->ss.ps.state->es_epq_active == NULL)
+	{
+		TupleTableSlot *row = next_row(&node->ss);
+
+		if (TupIsNull(row))
+			return ExecClearTuple(result);
+		if (TTS_EMPTY(result))
+			ExecStoreVirtualTuple(result);
+		return result;
+	}
 	return ExecScan(&node->ss, next_row, recheck_row);
 }
 
