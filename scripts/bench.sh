@@ -15,7 +15,7 @@
 #
 # Environment (optional):
 #   BENCH_ROWS            rows of the URL table (default 10000000); e.g. 1000000 for a quick run
-#   BENCH_REPEAT          pairs per comparison, rounds per core ratio (default 5)
+#   BENCH_REPEAT          pairs per comparison, rounds per core ratio (default 7)
 #   BENCH_LOOP_SECONDS    most seconds one single-add PL/pgSQL loop may take (default 20)
 #   BENCH_SHARED_BUFFERS  shared_buffers of the cluster (default 2GB: the 10M-row table is
 #                         about 1 GB, and a sequential scan of a table larger than a quarter of
@@ -30,7 +30,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$BF_ROOT"
 
 export BENCH_ROWS=${BENCH_ROWS:-10000000}
-export BENCH_REPEAT=${BENCH_REPEAT:-5}
+export BENCH_REPEAT=${BENCH_REPEAT:-7}
 CC=${CC:-cc}
 core_sizes=${BENCH_CORE_SIZES:-1000000 100000000}
 shared_buffers=${BENCH_SHARED_BUFFERS:-2GB}

@@ -74,6 +74,7 @@ typedef struct PrefetchScanState
 	FilterBuf	filter;			/* aligned copy of the filter */
 	TableScanDesc scan;
 	TupleTableSlot *fetched;	/* what the table AM returns a row in */
+	bool		own_headers;	/* heap slots: rows straight into the ring */
 	bool		eof;
 	int			depth;			/* rows read ahead, for this filter */
 	TupleTableSlot *ring[PREFETCH_RING];
@@ -352,6 +353,7 @@ begin_prefetch_scan(CustomScanState *node, EState *estate, int eflags)
 	element_hasher_init(&ps->hasher, exprType((Node *) elem),
 						estate->es_query_cxt);
 	ps->fetched = table_slot_create(rel, &estate->es_tupleTable);
+	ps->own_headers = ps->fetched->tts_ops == &TTSOpsBufferHeapTuple;
 	for (i = 0; i < PREFETCH_RING; i++)
 		ps->ring[i] = table_slot_create(rel, &estate->es_tupleTable);
 }
@@ -392,19 +394,31 @@ read_ahead(PrefetchScanState *ps)
 	Datum		d;
 
 	/*
-	 * The heap AM keeps the row it returns in its scan descriptor, which the
-	 * next row overwrites; the copy is a reference of the ring slot's own
-	 * (a pin on the buffer, and the tuple header).
+	 * The heap AM returns each row as a reference to the tuple header in its
+	 * scan descriptor, which the next row overwrites: a ring slot of the
+	 * heap's kind keeps a copy of that header (the buffer stays pinned by
+	 * the slot); another AM's row is copied from a slot of its own.
 	 */
+	TupleTableSlot *in = ps->own_headers ? slot : ps->fetched;
+
 	for (;;)
 	{
-		if (!table_scan_getnextslot(ps->scan, ForwardScanDirection,
-									ps->fetched))
+		if (!table_scan_getnextslot(ps->scan, ForwardScanDirection, in))
 			return false;
+		if (ps->own_headers)
+		{
+			HeapTupleTableSlot *hslot = (HeapTupleTableSlot *) slot;
+
+			if (hslot->tuple != &hslot->tupdata)
+			{
+				hslot->tupdata = *hslot->tuple;
+				hslot->tuple = &hslot->tupdata;
+			}
+		}
 		if (ps->before == NULL)
 			break;
 		/* the cheaper quals first, as the planner ordered them */
-		econtext->ecxt_scantuple = ps->fetched;
+		econtext->ecxt_scantuple = in;
 		if (ExecQual(ps->before, econtext))
 		{
 			ResetExprContext(econtext);
@@ -419,7 +433,8 @@ read_ahead(PrefetchScanState *ps)
 		load_filter(ps);
 	if (ps->filter_null)
 		return false;			/* no row passes */
-	ExecCopySlot(slot, ps->fetched);
+	if (!ps->own_headers)
+		ExecCopySlot(slot, ps->fetched);
 	if (ps->elem_attno > 0)
 		d = slot_getattr(slot, ps->elem_attno, &ps->elem_null[at]);
 	else
