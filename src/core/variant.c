@@ -99,22 +99,28 @@ bf_can_prefetch(const bf_filter *f)
 	return ops_of(f)->line_of != NULL;
 }
 
+/*
+ * The one cache line an add or test of h touches, or NULL for a variant
+ * that touches more (the default variant's without a call)
+ */
+static inline const void *
+line_of(const bf_filter *f, bf_hash h)
+{
+	if (f->variant == BF_BLOCKED)
+		return bf_blocked_line(f, h.hi);
+	return ops_of(f)->line_of != NULL ? ops_of(f)->line_of(f, h) : NULL;
+}
+
 /* false when the variant has no single line to prefetch */
 bool
 bf_prefetch(const bf_filter *f, bf_hash h)
 {
-	const void *line;
+	const void *line = line_of(f, h);
 
-	if (f->variant == BF_BLOCKED)
-		line = bf_blocked_line(f, h.hi);
-	else if (ops_of(f)->line_of != NULL)
-		line = ops_of(f)->line_of(f, h);
-	else
+	if (line == NULL)
 		return false;
 #if defined(__GNUC__)
 	__builtin_prefetch(line, 0, 3);
-#else
-	(void) line;
 #endif
 	return true;
 }
@@ -146,19 +152,12 @@ add_queued(bf_filter *f, const bf_pending *q, unsigned n)
 bool
 bf_add_later(bf_filter *f, bf_pending *q, bf_hash h)
 {
-	const void *line;
+	const void *line = line_of(f, h);
 
-	/* the default variant's line without a call */
-	if (f->variant == BF_BLOCKED)
-		line = bf_blocked_line(f, h.hi);
-	else if (ops_of(f)->line_of != NULL)
-		line = ops_of(f)->line_of(f, h);
-	else
+	if (line == NULL)
 		return false;
 #if defined(__GNUC__)
 	__builtin_prefetch(line, 1, 3);
-#else
-	(void) line;
 #endif
 	q->lo[q->count] = h.lo;
 	q->hi[q->count] = h.hi;
