@@ -65,9 +65,8 @@ report_too_large(bf_variant variant, int64 items, double fpr,
 
 /*
  * The last plan made in this backend.  Sizing a large blocked filter takes
- * the model milliseconds (4 ms for a million items), and a grouped
- * bloomfilter_agg, or bloomfilter_create per row, plans the same filter
- * again and again.
+ * the model milliseconds (4 ms for a million items), and bloomfilter_create
+ * called per row plans the same filter again and again.
  */
 static struct
 {
