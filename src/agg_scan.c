@@ -15,8 +15,9 @@
  *
  * create_upper_paths_hook offers it beside each plain Agg path whose
  * aggregates qualify, at that path's cost less a little: the complete
- * aggregate, and the partial one of a parallel plan (the leader's Finalize
- * Agg then merges the workers' filters with the combine function).  It
+ * aggregate, and the partial one of a parallel plan, below the Gather (the
+ * workers hand their filters to the leader's scan through shared memory,
+ * see AggShared, and Finalize Aggregate takes the one it returns).  It
  * does not take aggregates with FILTER, ORDER BY, DISTINCT, volatile
  * arguments or subqueries in their arguments; those stay with the Agg.
  *
@@ -36,10 +37,6 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/pathnodes.h"
-#include "nodes/supportnodes.h"
-#include "storage/condition_variable.h"
-#include "storage/dsm.h"
-#include "storage/spin.h"
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
@@ -47,8 +44,11 @@
 #include "optimizer/plancat.h"
 #include "optimizer/planmain.h"
 #include "optimizer/planner.h"
-#include "parser/parsetree.h"
 #include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "storage/condition_variable.h"
+#include "storage/dsm.h"
+#include "storage/spin.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"

@@ -9,8 +9,10 @@
  * scan can: it reads rows a few ahead of the one it returns,
  * hashes each row's element as it is read and prefetches the block the
  * test will touch, and tests the row when it leaves the queue, by which
- * time the block has arrived.  The other quals, the projection and
- * everything else are those of a sequential scan.
+ * time the block has arrived.  Quals the planner orders before the filter
+ * test are tested as each row is read (only the rows they pass are
+ * hashed); the quals after it, the projection and everything else are
+ * those of a sequential scan.
  *
  * set_rel_pathlist_hook offers it for a table whose restriction list has
  * such a clause, at a little less than the sequential scan's cost; the
@@ -41,7 +43,7 @@
 #include "utils/ruleutils.h"
 #include "commands/explain.h"
 
-/* Rows read ahead of the one returned */
+/* Slots of the ring of rows read ahead: the most rows read ahead */
 #define PREFETCH_RING	16
 
 /*
