@@ -148,7 +148,43 @@ mkdir shared
 concurrent_adds shared/blocked.bf
 "$TOOL" build --items 50000 --variant scalable -o shared/scalable.bf </dev/null
 concurrent_adds shared/scalable.bf
-only_files "concurrent writers" shared blocked.bf scalable.bf
+
+# a file that does not exist yet cannot be locked: a build that began before another writer
+# created the file must still wait for the writer holding its lock.  C builds shared/new.bf
+# from a pipe; meanwhile D creates the file, and E, an add, locks it and reads a pipe.  When
+# C's input ends it must wait for E (/proc/locks shows it waiting), and replace E's file only
+# after: the file ends as C's, not as D's and E's with C's build lost.
+rm -f feedC feedE
+mkfifo feedC feedE
+"$TOOL" build --items 100000 -o shared/new.bf feedC 2>c.err &
+pidC=$!
+exec 3>feedC                                            # C reads its input (no file: no lock)
+"$TOOL" build --items 100000 -o shared/new.bf small.txt # D
+"$TOOL" add shared/new.bf feedE 2>e.err 3>&- & # not holding C's pipe open
+pidE=$!
+exec 4>feedE                                            # E holds the lock and reads its input
+seq 1 30000 | sed 's/^/C-/' >&3
+exec 3>&-
+# C's input has ended: wait until C waits for the lock (or has ended without waiting)
+tries=0
+until grep -Eq "^[0-9]+: +-> FLOCK +ADVISORY +WRITE +$pidC " /proc/locks || ! kill -0 "$pidC" 2>/dev/null; do
+	tries=$((tries + 1))
+	[ $tries -lt 600 ] || fail "the build of a new file neither waited for the lock nor ended"
+	sleep 0.1
+done
+seq 1 20000 | sed 's/^/E-/' >&4
+exec 4>&-
+rc=0
+wait "$pidE" || rc=$?
+[ $rc -eq 0 ] || fail "the add E exited $rc: $(cat e.err)"
+rc=0
+wait "$pidC" || rc=$?
+[ $rc -eq 0 ] || fail "the build C of a new file exited $rc: $(cat c.err)"
+items=$("$TOOL" info shared/new.bf | awk '$1 == "items_added" { print $2 }')
+[ "$items" -eq 30000 ] ||
+	fail "a build of a new file overtook the add holding the lock: the file has $items items, not C's 30000"
+rm -f feedC feedE
+only_files "concurrent writers" shared blocked.bf new.bf scalable.bf
 
 # ---- errors leave no temporary file ----------------------------------------------------
 
