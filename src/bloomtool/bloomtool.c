@@ -94,9 +94,13 @@ static const char usage_text[] =
 "  -c, --count         check: print only how many lines would be printed\n"
 "  -h, --help          show this help\n"
 "\n"
+"Files are replaced through a temporary file, .FILE.bloomtool-tmp.XXXXXX, renamed\n"
+"over FILE (a symlink's target) under a lock, so that concurrent writers take\n"
+"turns; FILE keeps its owner, group and mode.\n"
+"\n"
 "Exit status: 0 success; 1 usage error, or check printed no line (as grep);\n"
 "2 invalid filter file, or filters that cannot be combined or grown; 3 I/O error\n"
-"(or no memory for the filter).\n"
+"or no memory, for a filter or a line (FILE is then left as it was).\n"
 "When standard error is a terminal, long inputs show a progress line there.\n";
 
 /* ---------------------------------------------------------------- errors */

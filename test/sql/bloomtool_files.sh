@@ -184,6 +184,27 @@ items=$("$TOOL" info shared/new.bf | awk '$1 == "items_added" { print $2 }')
 [ "$items" -eq 30000 ] ||
 	fail "a build of a new file overtook the add holding the lock: the file has $items items, not C's 30000"
 rm -f feedC feedE
+
+# the lock is flock(2) on the file itself, which a script can hold too (flock(1)); a writer that
+# waits for it says so when standard error is a terminal (script(1) gives it one)
+exec 5<shared/blocked.bf
+flock -x 5
+script -qec "$TOOL add shared/blocked.bf small.txt" /dev/null >waiting.txt 2>&1 5<&- &
+pid=$!
+tries=0
+until grep -qF 'bloomtool add: waiting for another writer of' waiting.txt; do
+	tries=$((tries + 1))
+	[ $tries -lt 600 ] || fail "an add waiting for a lock held by flock(1) did not say so: $(cat waiting.txt)"
+	sleep 0.1
+done
+kill -0 "$pid" 2>/dev/null || fail "an add did not wait for a lock held by flock(1): $(cat waiting.txt)"
+exec 5<&-
+rc=0
+wait "$pid" || rc=$?
+[ $rc -eq 0 ] || fail "an add that waited for the lock exited $rc: $(cat waiting.txt)"
+rc=0
+"$TOOL" check --invert shared/blocked.bf small.txt >/dev/null || rc=$?
+[ $rc -eq 1 ] || fail "an add that waited for the lock lost items"
 only_files "concurrent writers" shared blocked.bf new.bf scalable.bf
 
 # ---- errors leave no temporary file ----------------------------------------------------
@@ -209,6 +230,13 @@ if mount -t tmpfs -o size=1m tmpfs "$MNT" 2>mount.err; then
 else
 	skipped+=("full file system (mount -t tmpfs not permitted: $(head -c 100 mount.err))")
 fi
+
+# the temporary file comes first: a directory that does not exist fails before the input is
+# read (from a pipe that no one writes, which would block)
+rm -f feed
+mkfifo feed
+expect 3 "could not create a temporary file beside" timeout 60 "$TOOL" build --items 10 -o no_such_dir/x.bf feed
+rm feed
 
 # a file size limit: write fails (EFBIG) rather than SIGXFSZ killing bloomtool mid-write
 mkdir limited
@@ -274,10 +302,36 @@ if strace -f -qq -o /dev/null true 2>/dev/null; then
 		cmp -s sig/f.bf sig.orig || fail "an add stopped by SIG$sig before its rename changed the file"
 		only_files "an add stopped by SIG$sig at fsync" sig f.bf
 	done
+	# a failed fsync is an error like any other
+	expect 3 "Input/output error" strace -qq -o /dev/null -e trace=fsync -e inject=fsync:error=EIO \
+		"$TOOL" add sig/f.bf small.txt
+	cmp -s sig/f.bf sig.orig || fail "an add whose fsync failed changed the file"
+	only_files "an add whose fsync failed" sig f.bf
+	# the file is synced, renamed, then its directory synced
+	strace -qq -o order.trace -e trace=fsync,rename,renameat2 "$TOOL" add sig/f.bf small.txt
+	order=$(grep -o '^[a-z0-9]*' order.trace | tr '\n' ' ')
+	[ "$order" = "fsync rename fsync " ] || fail "add syncs and renames in the order: $order"
 	rm sig/f.bf
 else
-	skipped+=("signals at fsync (strace cannot trace here)")
+	skipped+=("signals and errors at fsync (strace cannot trace here)")
 fi
+
+# a signal the caller ignores stays ignored: a script's background job ignores SIGINT
+rm -f feed
+mkfifo feed
+"$TOOL" build --items 1000 -o sig/ignored.bf feed 2>sig.err &
+pid=$!
+exec 3>feed
+seq 1 100 >&3
+kill -INT "$pid"
+seq 101 200 >&3 || true # fails if bloomtool died of it
+exec 3>&-
+rc=0
+wait "$pid" || rc=$?
+[ $rc -eq 0 ] || fail "a build whose caller ignores SIGINT exited $rc on SIGINT ($(cat sig.err))"
+[ "$("$TOOL" info sig/ignored.bf | awk '$1 == "items_added" { print $2 }')" -eq 200 ] ||
+	fail "a build whose caller ignores SIGINT lost lines"
+rm sig/ignored.bf
 
 # SIGKILL cannot be caught: the temporary file stays, under a name that says what it is
 rm -f feed
@@ -353,10 +407,24 @@ if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
 		fail "nobody's add to its file after root's failed"
 	[ "$(stat -c '%U:%G %a' owner/nobodys.bf)" = "nobody:$group 640" ] ||
 		fail "nobody's add made its file $(stat -c '%U:%G %a' owner/nobodys.bf)"
-	only_files "owner kept" owner link.bf mode.bf nobodys.bf umask.bf
+	# a user who may write the directory but does not own the file: it becomes theirs (a
+	# rename cannot keep another owner), with its mode
+	"$TOOL" build --items 2000 -o owner/roots.bf small.txt
+	chmod 0644 owner/roots.bf
+	runuser -u nobody -- "$TOOL" add owner/roots.bf <<<"nobody-adds" || fail "nobody's add to root's file failed"
+	[ "$(stat -c '%U %a' owner/roots.bf)" = "nobody 644" ] ||
+		fail "nobody's add made root's file $(stat -c '%U %a' owner/roots.bf), not nobody 644"
+	only_files "owner kept" owner link.bf mode.bf nobodys.bf roots.bf umask.bf
 else
 	skipped+=("owner kept (needs root and a nobody user)")
 fi
+# a hard link: the name written gets the new filter, the other names keep the old one
+"$TOOL" build --items 2000 -o owner/linked.bf small.txt
+ln owner/linked.bf owner/hard.bf
+cp owner/linked.bf linked.orig
+echo item-new | "$TOOL" add owner/linked.bf
+cmp -s owner/hard.bf linked.orig || fail "add to one name of a hard-linked file changed the other"
+[ "$(echo item-new | "$TOOL" check owner/linked.bf)" = item-new ] || fail "add to a hard-linked file lost its item"
 no_temp_left "all"
 
 note=""
