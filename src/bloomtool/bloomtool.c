@@ -411,7 +411,8 @@ read_filter_fd(int fd, const char *name, Filter *f)
 	if (st != BF_OK)
 		die_invalid(name, st);
 	/* a regular file of the wrong size is refused before the allocation */
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t) sb.st_size != total)
+	if (fd != STDIN_FILENO && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		(uint64_t) sb.st_size != total)
 		die_invalid(name, (uint64_t) sb.st_size < total ? BF_E_TRUNCATED : BF_E_TRAILING);
 
 	f->name = name;
@@ -511,6 +512,7 @@ on_signal(int sig)
 {
 	if (temp_exists)
 		unlink(temp_path);
+	temp_exists = 0;
 	/* SA_RESETHAND restored the default action: end as the signal says */
 	raise(sig);
 }
@@ -654,11 +656,12 @@ lock_file(const char *path, struct stat *st)
 
 /*
  * Prepares to write the filter file 'name': follows its symlinks, locks
- * the file if it exists, and creates the temporary file beside it (so that
- * an unwritable directory fails before any input is read).
+ * the file if it exists ('must_exist': it has to), and creates the
+ * temporary file beside it (so that an unwritable directory fails before
+ * any input is read).
  */
 static void
-target_open(const char *name, Target *t)
+target_open(const char *name, int must_exist, Target *t)
 {
 	struct stat st;
 	const char *slash;
@@ -675,6 +678,11 @@ target_open(const char *name, Target *t)
 	}
 	t->path = follow_links(name);
 	t->lock_fd = lock_file(t->path, &t->old);
+	if (t->lock_fd < 0 && must_exist)
+	{
+		errno = ENOENT;
+		die_io("open", name);
+	}
 
 	slash = strrchr(t->path, '/');
 	n = slash ?
@@ -703,12 +711,15 @@ set_attributes(const Target *t)
 	if (t->lock_fd >= 0)
 	{
 		/*
-		 * As root, or for a group of ours.  Else the file becomes the
-		 * writer's, as with sed -i: a rename cannot keep another owner.
+		 * Root can keep both, another user at least a group of theirs.
+		 * Else the file becomes the writer's, as with sed -i: a rename
+		 * cannot keep another owner, and that is no reason to fail.
 		 */
 		if (fchown(t->temp_fd, t->old.st_uid, t->old.st_gid) != 0 &&
 			fchown(t->temp_fd, (uid_t) -1, t->old.st_gid) != 0)
-			errno = 0;
+		{
+			/* the writer's owner and group, then */
+		}
 		mode = t->old.st_mode & 07777;
 	}
 	else
@@ -719,7 +730,7 @@ set_attributes(const Target *t)
 		mode = 0666 & ~mask;
 	}
 	if (fchmod(t->temp_fd, mode) != 0)
-		die_io("write", temp_path);
+		die_io("write", t->path);
 }
 
 /* rename() that fails with EEXIST rather than replace a file */
@@ -775,7 +786,8 @@ target_write(Target *t, const Filter *f)
 		return;
 	}
 
-	write_full(t->temp_fd, f->buf, f->len, temp_path);
+	/* messages name the file: the temporary one is gone when they are read */
+	write_full(t->temp_fd, f->buf, f->len, t->path);
 	for (;;)
 	{
 		int			rc,
@@ -783,7 +795,7 @@ target_write(Target *t, const Filter *f)
 
 		set_attributes(t);
 		if (fsync(t->temp_fd) != 0)
-			die_io("write", temp_path);
+			die_io("write", t->path);
 		hold_signals(1);
 		rc = t->lock_fd >= 0 ? rename(temp_path, t->path) :
 			rename_new(temp_path, t->path);
@@ -1103,7 +1115,7 @@ cmd_build(Options *o)
 	if (st != BF_OK)
 		usage_error("invalid parameters: %s", bf_status_message(st));
 
-	target_open(o->output, &t);
+	target_open(o->output, 0, &t);
 	f.name = o->output;
 	f.len = (size_t) params.total_bytes;
 	f.buf = alloc_filter(f.len);
@@ -1131,7 +1143,7 @@ cmd_add(Options *o)
 	if (strcmp(o->args[0], "-") == 0)
 		usage_error("the filter FILE cannot be standard input: add rewrites it");
 	/* the file is read under the lock, held until the new one is in place */
-	target_open(o->args[0], &t);
+	target_open(o->args[0], 1, &t);
 	if (t.lock_fd >= 0)
 		read_filter_fd(t.lock_fd, o->args[0], &f);
 	else
@@ -1290,7 +1302,7 @@ cmd_union(Options *o)
 	if (o->output == NULL)
 		usage_error("-o FILE is required (\"-o -\" writes to standard output)");
 	/* locked before the inputs are read: the output may be one of them */
-	target_open(o->output, &t);
+	target_open(o->output, 0, &t);
 	read_filter(o->args[0], &dst);
 	for (i = 1; i < o->nargs; i++)
 	{

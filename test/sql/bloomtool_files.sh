@@ -295,8 +295,9 @@ if strace -f -qq -o /dev/null true 2>/dev/null; then
 	cp sig/f.bf sig.orig
 	for sig in TERM INT HUP; do
 		rc=0
-		strace -f -qq -o /dev/null -e trace=fsync -e "inject=fsync:signal=$sig" \
-			env --default-signal=HUP,INT,TERM "$TOOL" add sig/f.bf small.txt 2>sig.err || rc=$?
+		# (in a subshell, whose stderr takes bash's "Terminated")
+		(strace -f -qq -o /dev/null -e trace=fsync -e "inject=fsync:signal=$sig" \
+			env --default-signal=HUP,INT,TERM "$TOOL" add sig/f.bf small.txt 2>sig.err; exit $?) 2>/dev/null || rc=$?
 		[ $rc -eq $((128 + $(signum "$sig"))) ] ||
 			fail "an add stopped by SIG$sig at fsync exited $rc ($(cat sig.err))"
 		cmp -s sig/f.bf sig.orig || fail "an add stopped by SIG$sig before its rename changed the file"
