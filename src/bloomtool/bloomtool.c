@@ -775,13 +775,13 @@ target_write(Target *t, const Filter *f)
 {
 	if (t->in_place)
 	{
-		int			fd = strcmp(t->name, "-") == 0 ? STDOUT_FILENO :
-			open(t->name, O_WRONLY | O_TRUNC);
+		int			to_stdout = strcmp(t->name, "-") == 0;
+		int			fd = to_stdout ? STDOUT_FILENO : open(t->name, O_WRONLY | O_TRUNC);
 
 		if (fd < 0)
 			die_io("open", t->name);
-		write_full(fd, f->buf, f->len, t->name);
-		if (fd != STDOUT_FILENO && close(fd) != 0)
+		write_full(fd, f->buf, f->len, to_stdout ? "standard output" : t->name);
+		if (!to_stdout && close(fd) != 0)
 			die_io("write", t->name);
 		return;
 	}

@@ -231,6 +231,13 @@ else
 	skipped+=("full file system (mount -t tmpfs not permitted: $(head -c 100 mount.err))")
 fi
 
+# output that cannot be written: standard output, a device
+"$TOOL" build --items 100 -o out.bf small.txt
+expect 3 'could not write "standard output": No space left on device' sh -c "\"\$0\" check out.bf small.txt >/dev/full" "$TOOL"
+expect 3 'could not write "standard output": No space left on device' sh -c "\"\$0\" info out.bf >/dev/full" "$TOOL"
+expect 3 'could not write "standard output": No space left on device' sh -c "\"\$0\" build --items 10 -o - small.txt >/dev/full" "$TOOL"
+expect 3 'could not write "/dev/full": No space left on device' "$TOOL" build --items 10 -o /dev/full small.txt
+
 # the temporary file comes first: a directory that does not exist fails before the input is
 # read (from a pipe that no one writes, which would block)
 rm -f feed
