@@ -492,6 +492,9 @@ typedef struct Target
 	int			temp_fd;
 } Target;
 
+/* Of NAME in .NAME.bloomtool-tmp.XXXXXX, so that it fits in 255 bytes */
+#define TEMP_NAME_KEEP	200
+
 /* The temporary file, for the exit and signal handlers to remove */
 static char temp_path[PATH_MAX + 32];
 static volatile sig_atomic_t temp_exists = 0;
@@ -664,7 +667,8 @@ static void
 target_open(const char *name, int must_exist, Target *t)
 {
 	struct stat st;
-	const char *slash;
+	const char *slash,
+			   *base;
 	int			n;
 
 	memset(t, 0, sizeof(*t));
@@ -684,11 +688,11 @@ target_open(const char *name, int must_exist, Target *t)
 		die_io("open", name);
 	}
 
+	/* "DIR/.NAME.bloomtool-tmp.XXXXXX", NAME cut short to fit NAME_MAX */
 	slash = strrchr(t->path, '/');
-	n = slash ?
-		snprintf(temp_path, sizeof(temp_path), "%.*s/.%s.bloomtool-tmp.XXXXXX",
-				 (int) (slash - t->path), t->path, slash + 1) :
-		snprintf(temp_path, sizeof(temp_path), ".%s.bloomtool-tmp.XXXXXX", t->path);
+	base = slash ? slash + 1 : t->path;
+	n = snprintf(temp_path, sizeof(temp_path), "%.*s.%.*s.bloomtool-tmp.XXXXXX",
+				 (int) (base - t->path), t->path, TEMP_NAME_KEEP, base);
 	if (n < 0 || (size_t) n >= sizeof(temp_path))
 	{
 		errno = ENAMETOOLONG;

@@ -116,16 +116,18 @@ only_files "build from a directory" input add.bf
 # ---- concurrent writers ----------------------------------------------------------------
 
 # three add runs started together, each reading its items from a pipe that is fed once all
-# three have started (so that without a lock all three read the file before any writes it)
+# three have started (so that without a lock all three read the file before any writes it);
+# the third writes through a symlink to the file
 concurrent_adds() { # file
 	local file=$1 w pids=() rc
+	ln -sf "$(basename "$file")" "$file.link"
 	for w in 1 2 3; do
 		seq "${w}000001" "${w}150000" | sed "s/^/writer-$w-/" >"items$w.txt"
 		rm -f "feed$w"
 		mkfifo "feed$w"
 	done
 	for w in 1 2 3; do
-		"$TOOL" add "$file" "feed$w" 2>"add$w.err" &
+		"$TOOL" add "$([ $w -eq 3 ] && echo "$file.link" || echo "$file")" "feed$w" 2>"add$w.err" &
 		pids+=($!)
 	done
 	for w in 1 2 3; do
@@ -142,6 +144,8 @@ concurrent_adds() { # file
 	[ $rc -eq 1 ] || fail "$file: $(wc -l <lost.txt) of 450000 items of concurrent writers are missing (e.g. $(head -1 lost.txt))"
 	[ "$("$TOOL" info "$file" | awk '$1 == "items_added" { print $2 }')" -eq 450000 ] ||
 		fail "$file: items_added is not 450000 after three writers of 150000"
+	[ -L "$file.link" ] || fail "$file: a concurrent add through a link replaced the link"
+	rm "$file.link"
 }
 mkdir shared
 "$TOOL" build --items 450000 -o shared/blocked.bf </dev/null
@@ -230,6 +234,13 @@ if mount -t tmpfs -o size=1m tmpfs "$MNT" 2>mount.err; then
 else
 	skipped+=("full file system (mount -t tmpfs not permitted: $(head -c 100 mount.err))")
 fi
+
+# a name of 250 bytes still has room for its temporary file (NAME is cut short in it)
+long=$(printf 'n%.0s' $(seq 1 247)).bf
+"$TOOL" build --items 100 -o "$long" small.txt || fail "build -o a 250-byte name exited $?"
+echo item-long | "$TOOL" add "$long" || fail "add to a 250-byte name exited $?"
+[ "$(echo item-long | "$TOOL" check "$long")" = item-long ] || fail "add to a 250-byte name lost its item"
+rm "$long"
 
 # output that cannot be written: standard output, a device
 "$TOOL" build --items 100 -o out.bf small.txt
