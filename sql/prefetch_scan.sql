@@ -64,10 +64,18 @@ REVOKE SELECT ON ps_filters FROM regress_ps_reader;
 DROP ROLE regress_ps_reader;
 
 -- quals the planner orders before the filter test (cheaper) are tested
--- first, as the row is read, and only the rows they pass are hashed; the
--- costlier ones stay after it
+-- first, as the row is read, when they can neither fail nor be seen (Filter
+-- First: only the rows they pass are hashed); otherwise at the row's turn
+-- (Filter In Turn: id % 3 could divide by zero).  The costlier ones stay
+-- after the test.
 CREATE FUNCTION ps_costly(text) RETURNS boolean
 LANGUAGE plpgsql IMMUTABLE COST 10000 AS $$ BEGIN RETURN $1 IS NOT NULL; END $$;
+EXPLAIN (COSTS OFF)
+SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'blocked') @> t
+	AND note = 'n1' AND (b IS NULL OR NOT id <= 100);
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'blocked') @> t
+	AND note = 'n1' AND (b IS NULL OR NOT id <= 100);
 EXPLAIN (COSTS OFF)
 SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'blocked') @> t
 	AND id % 3 = 0 AND ps_costly(note);
