@@ -302,6 +302,16 @@ DECLARE ps_c CURSOR FOR SELECT id FROM ps_r1 WHERE 10/(x-5) <> 0 AND (SELECT f F
 FETCH 2 FROM ps_c;
 CLOSE ps_c;
 COMMIT;
+-- a prepared statement's generic plan: the filter is a parameter, and a
+-- qual with a parameter waits for the row's turn
+SET plan_cache_mode = force_generic_plan;
+PREPARE ps_prep(bloomfilter, int) AS
+SELECT id FROM ps_r1 WHERE 10/(x-$2) <> 0 AND x <= 100 AND $1 @> x LIMIT 1;
+EXPLAIN (COSTS OFF) EXECUTE ps_prep(bloomfilter_add(bloomfilter_create(1000), 3), 5);
+EXECUTE ps_prep(bloomfilter_add(bloomfilter_create(1000), 3), 5);
+EXECUTE ps_prep(bloomfilter_add(bloomfilter_create(1000), 7), 9);
+DEALLOCATE ps_prep;
+RESET plan_cache_mode;
 -- a volatile qual runs exactly as often, with the scan on and off
 CREATE FUNCTION ps_calls(q text, prefetch bool) RETURNS text
 LANGUAGE plpgsql AS $$
