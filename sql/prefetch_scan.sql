@@ -183,15 +183,21 @@ DELETE FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'cuckoo') @
 SELECT count(*) AS left_after_delete FROM ps_items WHERE id > 19900;
 
 -- the element: a column of a type hashed without an SQL function, seen
--- through varchar's relabelling, a widening integer cast and char(n)'s cast
+-- through varchar's relabelling, a domain, a widening integer cast and char(n)'s cast
 -- to text; never an expression (evaluated at the row's turn by the plain
 -- qual) nor a column hashed through a send or output function
-CREATE TABLE ps_kinds (i2 smallint, i4 int, v varchar, c char(8), a int[], n numeric);
-INSERT INTO ps_kinds SELECT g, g, 'v' || g, 'c' || g, ARRAY[g], g FROM generate_series(1, 100) g;
+CREATE DOMAIN ps_code AS text CHECK (VALUE LIKE 'd%');
+CREATE TABLE ps_kinds (i2 smallint, i4 int, v varchar, c char(8), d ps_code, u uuid, b bytea,
+					   a int[], n numeric);
+INSERT INTO ps_kinds SELECT g, g, 'v' || g, 'c' || g, 'd' || g, md5(g::text)::uuid,
+	   decode(md5(g::text), 'hex'), ARRAY[g], g
+FROM generate_series(1, 100) g;
 CREATE TABLE ps_kinds_f AS
 SELECT bloomfilter_agg(g, 100, 0.01) AS fi, bloomfilter_agg('v' || g, 100, 0.01) AS fv,
-	   bloomfilter_agg('c' || g, 100, 0.01) AS fc, bloomfilter_agg(ARRAY[g], 100, 0.01) AS fa,
-	   bloomfilter_agg(g::numeric, 100, 0.01) AS fn
+	   bloomfilter_agg('c' || g, 100, 0.01) AS fc, bloomfilter_agg('d' || g, 100, 0.01) AS fd,
+	   bloomfilter_agg(md5(g::text)::uuid, 100, 0.01) AS fu,
+	   bloomfilter_agg(decode(md5(g::text), 'hex'), 100, 0.01) AS fb,
+	   bloomfilter_agg(ARRAY[g], 100, 0.01) AS fa, bloomfilter_agg(g::numeric, 100, 0.01) AS fn
 FROM generate_series(1, 50) g;
 CREATE FUNCTION ps_plan(q text) RETURNS text
 LANGUAGE plpgsql AS $$
@@ -211,8 +217,10 @@ SELECT e AS element, ps_plan(format('SELECT * FROM ps_kinds WHERE (SELECT %s FRO
 	   ps_rows(format('SELECT i4 FROM ps_kinds WHERE (SELECT %s FROM ps_kinds_f) @> %s', f, e), true) =
 	   ps_rows(format('SELECT i4 FROM ps_kinds WHERE (SELECT %s FROM ps_kinds_f) @> %s', f, e), false) AS same_rows
 FROM (VALUES ('i2', 'fi'), ('i4', 'fi'), ('i2::bigint', 'fi'), ('i4::bigint', 'fi'), ('v', 'fv'),
-			 ('c', 'fc'), ('a', 'fa'), ('n', 'fn'), ('i4 + 0', 'fi'), ('lower(v)', 'fv')) AS k(e, f);
+			 ('c', 'fc'), ('d', 'fd'), ('u', 'fu'), ('b', 'fb'), ('a', 'fa'), ('n', 'fn'),
+			 ('i4 + 0', 'fi'), ('lower(v)', 'fv')) AS k(e, f);
 DROP TABLE ps_kinds, ps_kinds_f;
+DROP DOMAIN ps_code;
 
 -- inheritance: the scan is offered for each child (the parent's own rows
 -- included), never for the appendrel parent, which would scan the parent
