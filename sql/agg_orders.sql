@@ -81,10 +81,11 @@ WHERE b.v IN ('blocked', 'classic', 'counting') AND b.how <> 'add_all'
 ORDER BY 1, 2;
 
 -- every variant and way: every element found, and the item count is right
--- (a cuckoo aggregate does not store a fingerprint its buckets already hold)
+-- (a cuckoo aggregate does not store a fingerprint its buckets already hold:
+-- a distinct element whose fingerprint collides is counted once, about 0.4 % here)
 SELECT b.v, b.how,
 	   (SELECT count(*) FROM ord_src WHERE NOT b.f @> x) AS missing,
-	   CASE WHEN b.v = 'cuckoo' THEN (bloomfilter_info(b.f)).items_added BETWEEN 59900 AND 60000
+	   CASE WHEN b.v = 'cuckoo' THEN (bloomfilter_info(b.f)).items_added BETWEEN 59000 AND 60000
 			ELSE (bloomfilter_info(b.f)).items_added = 60000 END AS items_counted
 FROM ord_built b
 ORDER BY 1, 2;
