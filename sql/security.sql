@@ -318,17 +318,23 @@ CREATE FUNCTION attacker.bloomfilter_contains(f shared.bloomfilter, x numeric) R
 LANGUAGE plpgsql AS $$ BEGIN RAISE NOTICE 'the attacker''s function ran as %', current_user; RETURN true; END $$;
 CREATE OPERATOR attacker.@> (LEFTARG = shared.bloomfilter, RIGHTARG = numeric,
                              FUNCTION = attacker.bloomfilter_contains);
+CREATE FUNCTION attacker.bloomfilter_add(f shared.bloomfilter, x varchar) RETURNS shared.bloomfilter
+LANGUAGE plpgsql AS $$ BEGIN RAISE NOTICE 'the attacker''s function ran as %', current_user; RETURN f; END $$;
 RESET ROLE;
 SET ROLE regress_bf_user;
 CREATE TEMP TABLE empty_f AS SELECT shared.bloomfilter_create(10, 0.01) AS f;
 SET search_path = attacker, shared;
 -- captured: NOTICE from the attacker's function, and a wrong answer
-SELECT bloomfilter_contains(f, 1.5) AS unqualified_call, f @> 1.5 AS unqualified_operator FROM empty_f;
+SELECT bloomfilter_contains(f, 1.5) AS unqualified_call, f @> 1.5 AS unqualified_operator,
+       bloomfilter_add(f, 'x'::varchar) @> 'x'::varchar AS unqualified_add_kept_x
+FROM empty_f;
 SET search_path = shared, attacker;
 SELECT bloomfilter_contains(f, 1.5) AS unqualified_call_extension_first FROM empty_f;
 -- safe: schema-qualified function and operator
 SELECT shared.bloomfilter_contains(f, 1.5) AS qualified_call,
-       f OPERATOR(shared.@>) 1.5 AS qualified_operator FROM empty_f;
+       f OPERATOR(shared.@>) 1.5 AS qualified_operator,
+       shared.bloomfilter_add(f, 'x'::varchar) OPERATOR(shared.@>) 'x'::varchar AS qualified_add_kept_x
+FROM empty_f;
 -- safe: no schema that others may create in on the path
 SET search_path = shared;
 SELECT bloomfilter_contains(f, 1.5) AS trusted_path_call, f @> 1.5 AS trusted_path_operator FROM empty_f;

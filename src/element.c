@@ -294,9 +294,18 @@ encode_array(ElementHasher *eh, Datum value, StringInfo buf)
 	array_iter	it;
 	int			i;
 
-	if (AARR_ELEMTYPE(a) != getBaseType(sub->type) && AARR_ELEMTYPE(a) != sub->type)
-		elog(ERROR, "array of type %u where type %u was expected",
-			 AARR_ELEMTYPE(a), sub->type);
+	/*
+	 * The value's own element type decides how its elements are laid out.
+	 * It is the declared one; should it ever differ, the parts are read as
+	 * the value says (a new hasher: one a recursive caller may still use
+	 * stays valid).
+	 */
+	if (unlikely(AARR_ELEMTYPE(a) != sub->type))
+	{
+		sub = MemoryContextAlloc(eh->mcxt, sizeof(ElementHasher));
+		hasher_init(sub, AARR_ELEMTYPE(a), eh->mcxt);
+		eh->sub = sub;
+	}
 	put_u32(buf, (uint32) ndim);
 	for (i = 0; i < ndim; i++)
 	{
