@@ -10,6 +10,8 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomfilter;
 RESET client_min_messages;
 
+-- a type from another extension (contrib), hashed by its output text
+CREATE EXTENSION hstore;
 CREATE TYPE enc_mood AS ENUM ('sad', 'ok', U&'caf\00e9');
 CREATE DOMAIN enc_posint AS integer CHECK (VALUE > 0);
 CREATE TYPE enc_pair AS (n integer, t text);
@@ -34,7 +36,9 @@ LANGUAGE sql AS $$
 		('jsonb[]', bloomfilter_create_bits(4096, 5, 'classic') || ARRAY[jsonb_build_object(U&'caf\00e9', 1)]),
 		('range', bloomfilter_create_bits(4096, 5, 'classic') || enc_textrange('a', U&'caf\00e9')),
 		('multirange', bloomfilter_create_bits(4096, 5, 'classic') || enc_textmultirange(enc_textrange('a', U&'caf\00e9'))),
-		('refcursor', bloomfilter_create_bits(4096, 5, 'classic') || (U&'caf\00e9')::refcursor)
+		('refcursor', bloomfilter_create_bits(4096, 5, 'classic') || (U&'caf\00e9')::refcursor),
+		('hstore', bloomfilter_create_bits(4096, 5, 'classic') || hstore(U&'caf\00e9', U&'cr\00e8me')),
+		('hstore[]', bloomfilter_create_bits(4096, 5, 'classic') || ARRAY[hstore(U&'caf\00e9', '1'), NULL])
 	) AS v(what, f)
 $$;
 
@@ -71,6 +75,8 @@ LANGUAGE sql AS $$
 		WHEN 'range' THEN f @> enc_textrange('a', U&'caf\00e9')
 		WHEN 'multirange' THEN f @> enc_textmultirange(enc_textrange('a', U&'caf\00e9'))
 		WHEN 'refcursor' THEN f @> (U&'caf\00e9')::refcursor
+		WHEN 'hstore' THEN f @> hstore(U&'caf\00e9', U&'cr\00e8me')
+		WHEN 'hstore[]' THEN f @> ARRAY[hstore(U&'caf\00e9', '1'), NULL]
 		END AS ok FROM enc_utf8) s
 $$;
 SET client_encoding = 'LATIN1';
@@ -101,6 +107,7 @@ SELECT enc_canon(e || int4range(1, 5), '02' || '08000000' || '0100000000000000' 
                  || '19000000' || '02' || '08000000' || '0100000000000000' || '08000000' || '0300000000000000'
                  || '19000000' || '02' || '08000000' || '0500000000000000' || '08000000' || '0700000000000000') AS multirange,
        enc_canon(e || ARRAY['ok'::enc_mood], '01000000' || '01000000' || '01000000' || '02000000' || '6f6b') AS enum_array_by_label,
+       enc_canon(e || hstore('b', 'x'), encode(convert_to('"b"=>"x"', 'UTF8'), 'hex')) AS hstore_by_text,
        enc_canon(e || to_tsvector('simple', 'ab'), encode(convert_to('''ab'':1', 'UTF8'), 'hex')) AS tsvector_by_text
 FROM enc_empty;
 
@@ -163,3 +170,4 @@ DROP FUNCTION enc_found(), enc_elements(), enc_canon(bloomfilter, text);
 DROP TABLE enc_built, enc_utf8, enc_empty, enc_arrays;
 DROP TYPE enc_nest, enc_pair, enc_textrange, enc_mood;
 DROP DOMAIN enc_posint;
+DROP EXTENSION hstore;
