@@ -87,6 +87,31 @@ RESET client_encoding;
 SELECT * FROM enc_found();
 
 --
+-- nor under other settings that change output text: TimeZone, DateStyle,
+-- IntervalStyle, extra_float_digits (timestamps, intervals, floats and
+-- money hash their send forms, in containers too)
+--
+CREATE FUNCTION enc_settings_filter() RETURNS bytea
+LANGUAGE sql AS $$
+	SELECT (bloomfilter_create_bits(4096, 5, 'classic')
+	        || ROW(timestamptz '2024-03-31 01:30:00+00', timestamp '2024-03-31 01:30:00', date '2024-03-31',
+	               interval '1 day 2 hours', 0.1::float8, 1.5::float4, 12.34::money)
+	        || ARRAY[timestamptz '2024-10-27 00:30:00+00', NULL]
+	        || tstzrange('2024-01-01 00:00+00', '2024-07-01 00:00+00'))::bytea
+$$;
+CREATE TABLE enc_settings AS SELECT 'default' AS settings, enc_settings_filter() AS f;
+SET TimeZone = 'Pacific/Chatham';
+SET DateStyle = 'SQL, DMY';
+SET IntervalStyle = 'iso_8601';
+SET extra_float_digits = -3;
+INSERT INTO enc_settings SELECT 'changed', enc_settings_filter();
+RESET TimeZone;
+RESET DateStyle;
+RESET IntervalStyle;
+RESET extra_float_digits;
+SELECT count(*) AS settings, count(DISTINCT f) AS distinct_filters FROM enc_settings;
+
+--
 -- the bytes themselves (STORAGE.md section 6): a filter holding the element
 -- equals the filter holding its canonical bytes as a bytea
 --
@@ -166,8 +191,8 @@ SELECT e || ROW('now'::regproc) FROM enc_empty;
 -- the oid itself is a number, and may be hashed
 SELECT (e || 1259::oid) @> 1259::oid AS oid_found FROM enc_empty;
 
-DROP FUNCTION enc_found(), enc_elements(), enc_canon(bloomfilter, text);
-DROP TABLE enc_built, enc_utf8, enc_empty, enc_arrays;
+DROP FUNCTION enc_found(), enc_elements(), enc_canon(bloomfilter, text), enc_settings_filter();
+DROP TABLE enc_built, enc_utf8, enc_empty, enc_arrays, enc_settings;
 DROP TYPE enc_nest, enc_pair, enc_textrange, enc_mood;
 DROP DOMAIN enc_posint;
 DROP EXTENSION hstore;

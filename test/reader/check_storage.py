@@ -87,6 +87,7 @@ CONTAINER_VECTORS = {
     "'{[1,3), [5,7)}'::int4multirange": lambda: reader.canonical_multirange(
         [reader.canonical_range(_i(1), _i(3)), reader.canonical_range(_i(5), _i(7))]),
     "'{}'::int8multirange": lambda: reader.canonical_multirange([]),
+    "'1 2'::int2vector": lambda: reader.canonical_array([_i(1), _i(2)], dims=[2], lower_bounds=[0]),
 }
 
 
