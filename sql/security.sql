@@ -308,6 +308,78 @@ FROM stray ORDER BY what;
 RESET search_path;
 
 --
+-- search_path capture of the catch-all overloads (README, Security): an
+-- overload for a concrete type that someone else defines in a schema of the
+-- caller's search_path, earlier or later than the extension's, wins over
+-- the anyelement function (an exact match beats a polymorphic one) and runs
+-- as the caller.  A schema-qualified call, or a search_path without schemas
+-- others may create in, calls the extension's own.
+--
+SET ROLE regress_bf_attacker;
+CREATE FUNCTION attacker.bloomfilter_contains(f shared.bloomfilter, x numeric) RETURNS boolean
+LANGUAGE plpgsql AS $$ BEGIN RAISE NOTICE 'the attacker''s function ran as %', current_user; RETURN true; END $$;
+CREATE OPERATOR attacker.@> (LEFTARG = shared.bloomfilter, RIGHTARG = numeric,
+                             FUNCTION = attacker.bloomfilter_contains);
+CREATE FUNCTION attacker.bloomfilter_add(f shared.bloomfilter, x varchar) RETURNS shared.bloomfilter
+LANGUAGE plpgsql AS $$ BEGIN RAISE NOTICE 'the attacker''s function ran as %', current_user; RETURN f; END $$;
+RESET ROLE;
+SET ROLE regress_bf_user;
+CREATE TEMP TABLE empty_f AS SELECT shared.bloomfilter_create(10, 0.01) AS f;
+SET search_path = attacker, shared;
+-- captured: NOTICE from the attacker's function, and a wrong answer
+SELECT bloomfilter_contains(f, 1.5) AS unqualified_call, f @> 1.5 AS unqualified_operator,
+       bloomfilter_add(f, 'x'::varchar) @> 'x'::varchar AS unqualified_add_kept_x
+FROM empty_f;
+SET search_path = shared, attacker;
+SELECT bloomfilter_contains(f, 1.5) AS unqualified_call_extension_first FROM empty_f;
+-- safe: schema-qualified function and operator
+SELECT shared.bloomfilter_contains(f, 1.5) AS qualified_call,
+       f OPERATOR(shared.@>) 1.5 AS qualified_operator,
+       shared.bloomfilter_add(f, 'x'::varchar) OPERATOR(shared.@>) 'x'::varchar AS qualified_add_kept_x
+FROM empty_f;
+-- safe: no schema that others may create in on the path
+SET search_path = shared;
+SELECT bloomfilter_contains(f, 1.5) AS trusted_path_call, f @> 1.5 AS trusted_path_operator FROM empty_f;
+RESET search_path;
+DROP TABLE pg_temp.empty_f;
+RESET ROLE;
+
+--
+-- the @> estimator attached by a superuser to operators over other types:
+-- a constant that is not a bloomfilter is never read as one (an integer
+-- constant once crashed the server); the estimate is the default, half
+--
+-- (PL/pgSQL: a SQL function would be inlined, and = estimated instead)
+CREATE FUNCTION public.sec_int_contains(a integer, b integer) RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE AS 'BEGIN RETURN a = b; END';
+CREATE FUNCTION public.sec_text_contains(a text, b text) RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE AS 'BEGIN RETURN a = b; END';
+CREATE OPERATOR public.@> (LEFTARG = integer, RIGHTARG = integer,
+                           FUNCTION = public.sec_int_contains, RESTRICT = shared.bloomfilter_contsel);
+CREATE OPERATOR public.@> (LEFTARG = text, RIGHTARG = text,
+                           FUNCTION = public.sec_text_contains, RESTRICT = shared.bloomfilter_contsel);
+CREATE TABLE public.sec_rows AS SELECT i, i::text AS t FROM generate_series(1, 1000) AS i;
+ANALYZE public.sec_rows;
+CREATE FUNCTION public.sec_estimate(q text) RETURNS numeric
+LANGUAGE plpgsql AS $$
+DECLARE
+	plan json;
+BEGIN
+	EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO plan;
+	RETURN (plan -> 0 -> 'Plan' ->> 'Plan Rows')::numeric;
+END
+$$;
+SELECT public.sec_estimate('SELECT * FROM public.sec_rows WHERE 42 OPERATOR(public.@>) i') AS integer_constant,
+       public.sec_estimate('SELECT * FROM public.sec_rows WHERE ''BLMF'' OPERATOR(public.@>) t') AS text_constant,
+       public.sec_estimate('SELECT * FROM public.sec_rows WHERE shared.bloomfilter_create(10, 0.01) OPERATOR(shared.@>) i') < 10
+           AS filter_constant_still_estimated;
+DROP TABLE public.sec_rows;
+DROP OPERATOR public.@> (integer, integer);
+DROP OPERATOR public.@> (text, text);
+DROP FUNCTION public.sec_int_contains(integer, integer), public.sec_text_contains(text, text),
+              public.sec_estimate(text);
+
+--
 -- clean up
 --
 \c :regress_db

@@ -209,7 +209,8 @@ CREATE TYPE io_mood AS ENUM ('sad', 'happy');
 SELECT (e || 'happy'::io_mood) @> 'happy'::text AS enum_is_its_label,
        (e || 'happy'::io_mood) @> 'sad'::io_mood AS other_label
 FROM io_empty;
--- arrays and composites go through anyelement, by their send form
+-- arrays and composites go through anyelement, by the canonical bytes of
+-- their elements (integers of every width alike, so int4[] matches int8[])
 SELECT (e || ARRAY[1, 2]) @> ARRAY[1, 2] AS array_found,
        (e || ARRAY[1, 2]) @> ARRAY[2, 1] AS array_found_reversed,
        (e || ARRAY[1, 2]) @> ARRAY[1, 2]::bigint[] AS found_as_int8_array,

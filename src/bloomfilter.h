@@ -60,7 +60,8 @@ typedef struct BloomState
 
 /*
  * How one call site hashes its element argument, worked out once from the
- * argument's type and kept in fn_extra.
+ * argument's type and kept in fn_extra.  STORAGE.md section 6 documents the
+ * canonical bytes of each kind.
  */
 typedef enum ElementKind
 {
@@ -68,10 +69,19 @@ typedef enum ElementKind
 	ELEM_BYTES,					/* text, varchar, bytea: the raw bytes */
 	ELEM_BPCHAR,				/* char(n): the bytes less trailing spaces */
 	ELEM_UUID,					/* the 16 bytes */
-	ELEM_TEXT_OUT,				/* output text, for types whose send form
-								 * depends on client_encoding */
-	ELEM_SEND					/* the binary send form */
+	ELEM_TEXT_OUT,				/* output text (database encoding): string
+								 * types, enums, json(b), xml, tsvector, ...,
+								 * and user-defined base types */
+	ELEM_SEND,					/* the binary send form of a built-in type
+								 * whose send form holds only the value */
+	ELEM_ARRAY,					/* dimensions, bounds, then each element */
+	ELEM_RECORD,				/* composite or record: each column */
+	ELEM_RANGE,					/* flags, then the bounds */
+	ELEM_MULTIRANGE				/* the count, then each range */
 } ElementKind;
+
+struct RowHasher;
+struct TypeCacheEntry;
 
 typedef struct ElementHasher
 {
@@ -81,6 +91,13 @@ typedef struct ElementHasher
 	bool		typbyval;
 	char		typalign;
 	FmgrInfo	io;				/* send or output function, when needed */
+	/* the containers' parts, in mcxt */
+	struct ElementHasher *sub;	/* array element or range subtype */
+	struct TypeCacheEntry *range;	/* range type (of a multirange too) */
+	struct RowHasher *rows;		/* row types met so far, per typmod */
+	MemoryContext mcxt;
+	MemoryContext scratch;		/* per-value memory of a container, reset
+								 * after each value */
 } ElementHasher;
 
 /*

@@ -22,8 +22,37 @@
 
 PG_FUNCTION_INFO_V1(bloomfilter_contsel);
 
+/* type_io.c: the filter type's input function identifies the type */
+extern PGDLLEXPORT Datum bloomfilter_in(PG_FUNCTION_ARGS);
+
 /* Unknown filter: half the rows, as for other opaque boolean operators */
 #define DEFAULT_SELECTIVITY 0.5
+
+/*
+ * Is 'type' (or the base type of a domain) this extension's bloomfilter?
+ * The estimator may be attached to any operator by a superuser, so a
+ * constant is read as a filter only when its type is the one whose input
+ * function is this library's bloomfilter_in and whose values are varlenas.
+ */
+static bool
+is_bloomfilter_type(Oid type)
+{
+	Oid			base = getBaseType(type);
+	int16		typlen;
+	bool		typbyval;
+	char		typalign,
+				delim;
+	Oid			ioparam,
+				input;
+	FmgrInfo	finfo;
+
+	get_type_io_data(base, IOFunc_input, &typlen, &typbyval, &typalign,
+					 &delim, &ioparam, &input);
+	if (typlen != -1 || typbyval || !OidIsValid(input))
+		return false;
+	fmgr_info(input, &finfo);
+	return finfo.fn_addr == bloomfilter_in;
+}
 
 Datum
 bloomfilter_contsel(PG_FUNCTION_ARGS)
@@ -61,7 +90,8 @@ bloomfilter_contsel(PG_FUNCTION_ARGS)
 	filter_on_left = name && strcmp(name, "@>") == 0;
 	if (!IsA(other, Const) || ((Const *) other)->constisnull ||
 		varonleft == filter_on_left ||
-		exprType(other) != (filter_on_left ? left : right))
+		exprType(other) != (filter_on_left ? left : right) ||
+		!is_bloomfilter_type(exprType(other)))
 	{
 		ReleaseVariableStats(vardata);
 		PG_RETURN_FLOAT8(DEFAULT_SELECTIVITY);

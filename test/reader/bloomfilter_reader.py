@@ -88,6 +88,85 @@ def canonical_uuid(value):
     return value.bytes
 
 
+# Containers (STORAGE.md section 6.2): built from the canonical bytes of
+# their parts.  A part is NULL (None) or bytes; every count and length is an
+# unsigned 32-bit little-endian word, and 0xffffffff stands for NULL.
+
+NULL_PART = b"\xff\xff\xff\xff"
+RANGE_EMPTY, RANGE_LB_INC, RANGE_UB_INC, RANGE_LB_INF, RANGE_UB_INF = 1, 2, 4, 8, 16
+
+
+def _u32(n):
+    return struct.pack("<I", n & 0xFFFFFFFF)
+
+
+def canonical_part(part):
+    """A part of a container: its length and bytes, or the NULL marker."""
+    if part is None:
+        return NULL_PART
+    part = bytes(part)
+    return _u32(len(part)) + part
+
+
+def canonical_array(parts, dims=None, lower_bounds=None):
+    """An array: ndim, (length, lower bound) per dimension, then each element
+    (row-major order) as a part.  dims defaults to one dimension holding
+    every part, lower_bounds to 1 each; an empty array has no dimensions."""
+    parts = list(parts)
+    if dims is None:
+        dims = [len(parts)] if parts else []
+    if lower_bounds is None:
+        lower_bounds = [1] * len(dims)
+    n = 1
+    for d in dims:
+        n *= d
+    if (n if dims else 0) != len(parts):
+        raise ValueError("dimensions %r do not hold %d elements" % (dims, len(parts)))
+    out = _u32(len(dims))
+    for d, lb in zip(dims, lower_bounds):
+        out += _u32(d) + _u32(lb)
+    return out + b"".join(canonical_part(p) for p in parts)
+
+
+def canonical_record(columns):
+    """A composite value or anonymous record: the number of (not dropped)
+    columns, then each column as a part."""
+    columns = list(columns)
+    return _u32(len(columns)) + b"".join(canonical_part(c) for c in columns)
+
+
+def canonical_range(lower=None, upper=None, lower_inc=True, upper_inc=False,
+                    empty=False):
+    """A range: a flags byte, then each finite bound as a part.  None for a
+    bound means unbounded (infinite); an empty range is the flags byte 01.
+    Pass bounds as the range type stores them (int4range '[1,5]' is stored
+    as [1,6))."""
+    if empty:
+        return bytes([RANGE_EMPTY])
+    flags = 0
+    if lower is None:
+        flags |= RANGE_LB_INF
+    elif lower_inc:
+        flags |= RANGE_LB_INC
+    if upper is None:
+        flags |= RANGE_UB_INF
+    elif upper_inc:
+        flags |= RANGE_UB_INC
+    out = bytes([flags])
+    if lower is not None:
+        out += canonical_part(lower)
+    if upper is not None:
+        out += canonical_part(upper)
+    return out
+
+
+def canonical_multirange(ranges):
+    """A multirange: the number of ranges, then each range's canonical bytes
+    as a part."""
+    ranges = list(ranges)
+    return _u32(len(ranges)) + b"".join(canonical_part(r) for r in ranges)
+
+
 def canonical(value, encoding="utf-8"):
     """Canonical bytes of a Python value standing for an SQL value."""
     if isinstance(value, bool):

@@ -14,6 +14,8 @@ answers.  Subcommands (all files in WORKDIR):
                                    hostile variants of valid filters
   check STORAGE.md WORKDIR         read every export, check, print a report;
                                    exit status 1 on any mismatch
+  container-rows                   print the container rows of the table,
+                                   composed by the reader (markdown)
 """
 
 import csv
@@ -50,6 +52,43 @@ RULE_MESSAGES = {
 # Filters the vectors are added to: big enough that a wrong byte string
 # cannot set the same bits by chance
 VECTOR_FILTERS = [("classic", 65536, 24), ("blocked", 65536, 24)]
+
+# Types the canonical-vectors table uses, created before its elements are added
+VECTOR_TYPES = """CREATE TYPE storage_mood AS ENUM ('sad', 'happy');
+CREATE DOMAIN storage_posint AS integer CHECK (VALUE > 0);
+"""
+
+_i = reader.canonical_int
+_t = reader.canonical_text
+_x = bytes.fromhex
+
+# The container rows of the canonical-vectors table, composed here from their
+# parts by the reader's rules (STORAGE.md section 6.2): the table's bytes must
+# be exactly these, and the extension must set exactly the bits they give.
+CONTAINER_VECTORS = {
+    "ARRAY[1, NULL, 3]": lambda: reader.canonical_array([_i(1), None, _i(3)]),
+    "ARRAY[1, 2]::bigint[]": lambda: reader.canonical_array([_i(1), _i(2)]),
+    "ARRAY[7]::storage_posint[]": lambda: reader.canonical_array([_i(7)]),
+    "'{}'::integer[]": lambda: reader.canonical_array([]),
+    "'[0:1][2:3]={{a,b},{c,d}}'::text[]": lambda: reader.canonical_array(
+        [_t("a"), _t("b"), _t("c"), _t("d")], dims=[2, 2], lower_bounds=[0, 2]),
+    "ARRAY['\u00e9', 'b']": lambda: reader.canonical_array([_t("\u00e9"), _t("b")]),
+    "ARRAY['happy'::storage_mood]": lambda: reader.canonical_array([_t("happy")]),
+    "ARRAY['2000-01-02'::date]": lambda: reader.canonical_array([_x("00000001")]),
+    "ROW(1, 'a')": lambda: reader.canonical_record([_i(1), _t("a")]),
+    "ROW(NULL::integer, ROW('b'))": lambda: reader.canonical_record(
+        [None, reader.canonical_record([_t("b")])]),
+    "ROW(1.5, '2000-01-02'::date, ARRAY[42])": lambda: reader.canonical_record(
+        [_x("000200000000000100011388"), _x("00000001"), reader.canonical_array([_i(42)])]),
+    "int4range(1, 5)": lambda: reader.canonical_range(_i(1), _i(5)),
+    "'(,5]'::int4range": lambda: reader.canonical_range(None, _i(6)),
+    "'empty'::int4range": lambda: reader.canonical_range(empty=True),
+    "numrange(1.5, NULL)": lambda: reader.canonical_range(_x("000200000000000100011388"), None),
+    "'{[1,3), [5,7)}'::int4multirange": lambda: reader.canonical_multirange(
+        [reader.canonical_range(_i(1), _i(3)), reader.canonical_range(_i(5), _i(7))]),
+    "'{}'::int8multirange": lambda: reader.canonical_multirange([]),
+    "'1 2'::int2vector": lambda: reader.canonical_array([_i(1), _i(2)], dims=[2], lower_bounds=[0]),
+}
 
 
 def read_csv(path):
@@ -97,6 +136,7 @@ def cmd_vectors_sql(storage_md, workdir):
             values.append("(%d, '%s', encode((bloomfilter_create_bits(%d, %d, '%s') || %s)::bytea, 'hex'))"
                           % (i, variant, bits, k, variant, expr))
     with open(os.path.join(workdir, "vectors.sql"), "w", encoding="utf-8") as fh:
+        fh.write(VECTOR_TYPES)
         fh.write("CREATE TABLE vectors AS SELECT * FROM (VALUES\n%s\n) v(i, variant, hex);\n"
                  % ",\n".join(values))
         fh.write("\\copy vectors TO '%s' WITH (FORMAT csv)\n"
@@ -343,8 +383,17 @@ def check_probes(workdir, filters, rep):
 
 
 def check_vectors(storage_md, workdir, rep):
-    """STORAGE.md's canonical-bytes table against the extension."""
+    """STORAGE.md's canonical-bytes table against the extension, and its
+    container rows against the reader's own composition of their parts."""
     rows = storage_vectors(storage_md)
+    table = {expr: canon_hex for expr, canon_hex, _lo, _hi in rows}
+    for expr, compose in CONTAINER_VECTORS.items():
+        if not rep.check(expr in table, "STORAGE.md's canonical-vectors table has no row for %s" % expr):
+            continue
+        mine = compose().hex()
+        rep.check(table[expr] == mine,
+                  "STORAGE.md vector %s: the table says %s, the reader composes %s"
+                  % (expr, table[expr], mine))
     got = {}
     for i, variant, hexdata in read_csv(os.path.join(workdir, "vectors.csv")):
         got[(int(i), variant)] = reader.Filter.from_hex(hexdata)
@@ -430,7 +479,8 @@ def cmd_check(storage_md, workdir):
           "(%d answered true by SQL), reader == SQL required for each"
           % (stats["cases"], stats["members"], stats["strangers"],
              stats["stranger_positives"]))
-    print("  vectors:    %d canonical-bytes rows of STORAGE.md" % nvec)
+    print("  vectors:    %d canonical-bytes rows of STORAGE.md (%d containers composed by the reader)"
+          % (nvec, len(CONTAINER_VECTORS)))
     print("  examples:   %d worked-example dumps of STORAGE.md" % nex)
     print("  validation: %d crafted values, %d rejected by both with the same rule"
           % (nmut, nrej))
@@ -439,7 +489,17 @@ def cmd_check(storage_md, workdir):
     return 1 if rep.failures else 0
 
 
+def cmd_container_rows():
+    """Print the container rows of the canonical-vectors table (markdown)."""
+    for expr, compose in CONTAINER_VECTORS.items():
+        data = compose()
+        lo, hi = reader.element_hash(data, 0)
+        print("| `%s` | `%s` | `%016x` | `%016x` |" % (expr, data.hex(), lo, hi))
+
+
 def main(argv):
+    if len(argv) >= 2 and argv[1] == "container-rows":
+        return cmd_container_rows() or 0
     if len(argv) >= 4 and argv[1] == "vectors-sql":
         return cmd_vectors_sql(argv[2], argv[3]) or 0
     if len(argv) >= 4 and argv[1] == "examples-sql":

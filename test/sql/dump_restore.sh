@@ -11,10 +11,20 @@
 # numeric, date, jsonb, inet through the anyelement fallback) and filters built from each of
 # its columns in every variant (in a column of the type's own storage).
 #
+# Then elements of every other type class (STORAGE.md section 6): an enum with a non-ASCII
+# label, a domain, timestamps, arrays of each (multi-dimensional, non-default lower bounds,
+# NULLs), composites holding enums and arrays, nested composites, anonymous records, ranges
+# over integers and text, multiranges, jsonb and tsvector with non-ASCII text; a filter per
+# column; a table whose CHECK constraint is  f @> ms  over  ms mood[]  and one whose stored
+# generated column is  f @> r  over a composite.  Their canonical bytes embed no type OID and
+# no client encoding, so in every copy each element is found, the constrained table restores
+# every row and the generated column is true in every row.
+#
 # Then checks that every filter comes back with the same bytes (md5 and length of
 # f::bytea, and md5 of the text form, row by row) after
-#   1. pg_dump -Fc, then pg_restore into a new database;
-#   2. pg_dump in plain format, replayed by psql into a new database;
+#   1. pg_dump -Fc, then pg_restore -j 2 into a new database;
+#   2. pg_dump in plain format with -E LATIN1 (the restoring session's client_encoding),
+#      replayed by psql into a new database;
 #   3. COPY ... TO / FROM a file in binary format (server side: bloomfilter_send / _recv);
 #   4. COPY in text format (server side) and in CSV format through psql's \copy;
 # and that, in every copy, each element is still found in the filters built from its
@@ -159,6 +169,71 @@ FROM unnest('{t,b,s,i,l,u,n,d,j,a}'::text[]) AS c(col),
      unnest('{blocked,classic,counting,scalable,cuckoo}'::text[]) AS v(variant);
 SQL
 
+# elements of every other type class, and filters of them; only characters LATIN1 has
+q -d "$src" <<'SQL'
+CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy', U&'caf\00e9');
+CREATE DOMAIN posint AS integer CHECK (VALUE > 0);
+CREATE TYPE pair AS (n integer, t text, m mood);
+CREATE TYPE nest AS (p pair, ms mood[], ds posint[]);
+CREATE TYPE textrange AS RANGE (subtype = text, collation = "C");
+
+CREATE TABLE typed_elems AS
+SELECT g AS id,
+       g::numeric / 3 AS num,
+       timestamptz '2000-01-01 00:00:00+00' + g * interval '1 hour 1 second' AS tstz,
+       timestamp '2000-01-01' + g * interval '1 minute' AS ts,
+       (enum_range(NULL::mood))[g % 4 + 1] AS m,
+       g::posint AS d,
+       ARRAY['t' || g, U&'caf\00e9 ' || g, NULL] AS ta,
+       ARRAY[decode(md5(g::text), 'hex'), NULL] AS ba,
+       ARRAY[md5('u' || g)::uuid] AS ua,
+       ARRAY[g / 7.0, NULL, -g] AS na,
+       ARRAY[timestamptz '2020-02-29 12:00:00+00' + g * interval '1 day'] AS tsa,
+       ARRAY[(enum_range(NULL::mood))[g % 4 + 1], U&'caf\00e9'::mood] AS ms,
+       ARRAY[g, g + 1]::posint[] AS ds,
+       ('[0:1][-1:1]={{' || g || ',NULL,' || -g || '},{1,2,' || g * 2 || '}}')::int[] AS md,
+       ROW(g, U&'cr\00e8me ' || g, (enum_range(NULL::mood))[g % 4 + 1])::pair AS r,
+       ROW(ROW(g, 'x', 'ok')::pair, ARRAY[U&'caf\00e9'::mood, NULL], ARRAY[g]::posint[])::nest AS nr,
+       int4range(g, g + 10) AS rg,
+       textrange('a' || g, U&'\00fcber' || g) AS trg,
+       int8multirange(int8range(g, g + 1), int8range(g + 5, NULL)) AS mr,
+       jsonb_build_object(U&'cl\00e9', g, 'v', ARRAY[g, NULL]) AS j,
+       to_tsvector('simple', U&'caf\00e9 cr\00e8me br\00fbl\00e9e ' || g) AS tv
+FROM generate_series(1, 2000) AS g;
+
+CREATE TABLE typed_filters (col text PRIMARY KEY, f bloomfilter);
+INSERT INTO typed_filters
+SELECT 'num', bloomfilter_agg(num, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'tstz', bloomfilter_agg(tstz, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'ts', bloomfilter_agg(ts, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'm', bloomfilter_agg(m, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'd', bloomfilter_agg(d, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'ta', bloomfilter_agg(ta, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'ba', bloomfilter_agg(ba, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'ua', bloomfilter_agg(ua, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'na', bloomfilter_agg(na, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'tsa', bloomfilter_agg(tsa, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'ms', bloomfilter_agg(ms, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'ds', bloomfilter_agg(ds, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'md', bloomfilter_agg(md, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'r', bloomfilter_agg(r, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'nr', bloomfilter_agg(nr, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'anon', bloomfilter_agg(ROW(id, ms, ROW(r, ta)), 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'rg', bloomfilter_agg(rg, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'trg', bloomfilter_agg(trg, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'mr', bloomfilter_agg(mr, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'j', bloomfilter_agg(j, 2000, 0.01) FROM typed_elems UNION ALL
+SELECT 'tv', bloomfilter_agg(tv, 2000, 0.01) FROM typed_elems;
+
+-- a filter in each row that must hold the row's own enum array, and a stored generated
+-- column that asks whether the row's filter holds its composite
+CREATE TABLE checked (id int PRIMARY KEY, ms mood[], f bloomfilter, CHECK (f @> ms));
+INSERT INTO checked SELECT id, ms, bloomfilter_create(10, 0.01) || ms FROM typed_elems WHERE id <= 200;
+CREATE TABLE generated (id int PRIMARY KEY, r pair, f bloomfilter,
+                        found boolean GENERATED ALWAYS AS (f @> r) STORED);
+INSERT INTO generated (id, r, f) SELECT id, r, bloomfilter_create(10, 0.01) || r FROM typed_elems WHERE id <= 200;
+SQL
+
 # one line per filter: table, key, length, md5 of the bytes, md5 of the text form
 fingerprint() { # database [table suffix]
 	local sfx=${2:-}
@@ -168,6 +243,7 @@ FROM filters$sfx ORDER BY id;
 SELECT 'col_filters', col || '/' || variant, octet_length(f::bytea), md5(f::bytea), md5(f::text)
 FROM col_filters$sfx ORDER BY col, variant;
 SQL
+	[ -n "$sfx" ] || q -d "$1" -At -c "SELECT 'typed_filters', col, octet_length(f::bytea), md5(f::bytea) FROM typed_filters ORDER BY col"
 }
 
 # every element found in the filters of its column; bloomfilter_info reads every filter.
@@ -194,6 +270,40 @@ SELECT (SELECT count(*) FROM filters$sfx, bloomfilter_info(f) i WHERE i.bytes = 
 SQL
 }
 
+# elements of the other type classes: one line per column, 'column false-negatives
+# probed'; then 'checked rows', then 'generated rows-true rows'
+typed_semantics() { # database
+	q -d "$1" -At -F ' ' <<'SQL'
+SELECT tf.col, count(*) FILTER (WHERE NOT CASE tf.col
+	WHEN 'num' THEN tf.f @> e.num WHEN 'tstz' THEN tf.f @> e.tstz WHEN 'ts' THEN tf.f @> e.ts
+	WHEN 'm' THEN tf.f @> e.m WHEN 'd' THEN tf.f @> e.d WHEN 'ta' THEN tf.f @> e.ta
+	WHEN 'ba' THEN tf.f @> e.ba WHEN 'ua' THEN tf.f @> e.ua WHEN 'na' THEN tf.f @> e.na
+	WHEN 'tsa' THEN tf.f @> e.tsa WHEN 'ms' THEN tf.f @> e.ms WHEN 'ds' THEN tf.f @> e.ds
+	WHEN 'md' THEN tf.f @> e.md WHEN 'r' THEN tf.f @> e.r WHEN 'nr' THEN tf.f @> e.nr
+	WHEN 'anon' THEN tf.f @> ROW(e.id, e.ms, ROW(e.r, e.ta))
+	WHEN 'rg' THEN tf.f @> e.rg WHEN 'trg' THEN tf.f @> e.trg WHEN 'mr' THEN tf.f @> e.mr
+	WHEN 'j' THEN tf.f @> e.j WHEN 'tv' THEN tf.f @> e.tv END), count(*)
+FROM typed_filters tf, typed_elems e GROUP BY tf.col ORDER BY tf.col;
+SELECT 'checked', count(*) FROM checked;
+SELECT 'generated', count(*), count(*) FILTER (WHERE found) FROM generated;
+SQL
+}
+typed_check() { # label, database
+	local label=$1 out
+	out=$work/typed_$(printf '%s' "$label" | tr -c 'A-Za-z0-9' '_').txt
+	typed_semantics "$2" >"$out" 2>&1 || true
+	if awk '$1 == "checked" { c = $2; next }
+	        $1 == "generated" { g = $2 " " $3; next }
+	        NF == 3 { n++; if ($2 != 0 || $3 != 2000) bad++ }
+	        END { exit !(n == 21 && !bad && c == 200 && g == "200 200") }' "$out"; then
+		echo "ok:   $label: every element of 21 type classes found; CHECK (f @> ms) table complete, generated f @> r true in all rows"
+	else
+		echo "FAIL: $label: type classes (column, false negatives, probed; checked rows; generated rows, true):"
+		cat "$out"
+		fail=1
+	fi
+}
+
 fingerprint "$src" >"$work/src.txt"
 nfilters=$(wc -l <"$work/src.txt")
 read -r -d '' src_fn src_info < <(semantics "$src"; printf '\0') || true
@@ -213,12 +323,15 @@ check "the source has what the test needs: tiny, compressed and out-of-line filt
 	test "$inline" -ge 3 -a "$compressed" -ge 2 -a "$toast_bytes" -gt $((4 * 1024 * 1024))
 check "in the source every element is found ($src_fn false negatives)" test "$src_fn" -eq 0
 check "in the source bloomfilter_info reads all $nonnull filters ($src_info)" test "$src_info" -eq "$nonnull"
+typed_check "source" "$src"
 
 same_as_source() { # label, database, [table suffix]
 	local label=$1 db=$2 suffix=${3:-} fn info out
 	out=$work/$(printf '%s' "$label" | tr -c 'A-Za-z0-9' '_')
 	fingerprint "$db" "$suffix" >"$out.txt"
-	if diff "$work/src.txt" "$out.txt" >"$out.diff"; then
+	# (the COPY round trips copy the filters tables only)
+	if [ -n "$suffix" ]; then grep -v '^typed_filters|' "$work/src.txt"; else cat "$work/src.txt"; fi >"$out.want"
+	if diff "$out.want" "$out.txt" >"$out.diff"; then
 		echo "ok:   $label: all $nfilters filters byte for byte the same (md5 of bytes and text form)"
 	else
 		echo "FAIL: $label: filters differ from the source (< source, > copy):"
@@ -234,16 +347,20 @@ same_as_source() { # label, database, [table suffix]
 
 q -d postgres -c "DROP DATABASE IF EXISTS $dst_custom" -c "CREATE DATABASE $dst_custom"
 "$bindir/pg_dump" -Fc -d "$src" -f "$work/dump.custom"
-"$bindir/pg_restore" --exit-on-error -d "$dst_custom" "$work/dump.custom"
+"$bindir/pg_restore" --exit-on-error -j 2 -d "$dst_custom" "$work/dump.custom" ||
+	{ echo "FAIL: pg_restore -j 2 stopped on an error"; fail=1; }
 echo "pg_dump -Fc: $(($(stat -c %s "$work/dump.custom") / 1024)) kB"
-same_as_source "pg_dump -Fc / pg_restore" "$dst_custom"
+same_as_source "pg_dump -Fc / pg_restore -j 2" "$dst_custom"
+typed_check "pg_dump -Fc / pg_restore -j 2" "$dst_custom"
 
 # ---- 2. pg_dump plain format through psql -----------------------------------------------------
 
 q -d postgres -c "DROP DATABASE IF EXISTS $dst_plain" -c "CREATE DATABASE $dst_plain"
-"$bindir/pg_dump" -Fp -d "$src" -f "$work/dump.sql"
-q -d "$dst_plain" -f "$work/dump.sql" >/dev/null
-same_as_source "pg_dump plain / psql" "$dst_plain"
+"$bindir/pg_dump" -Fp -E LATIN1 -d "$src" -f "$work/dump.sql"
+q -d "$dst_plain" -f "$work/dump.sql" >/dev/null ||
+	{ echo "FAIL: replaying the plain dump stopped on an error"; fail=1; }
+same_as_source "pg_dump plain -E LATIN1 / psql" "$dst_plain"
+typed_check "pg_dump plain -E LATIN1 / psql" "$dst_plain"
 
 # ---- 3. binary COPY to and from a file (bloomfilter_send and bloomfilter_recv) -----------------
 
@@ -282,7 +399,7 @@ same_as_source "CSV \\copy" "$src" _csv
 t1=$EPOCHREALTIME
 secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 if [ $fail -eq 0 ]; then
-	echo "PASS: dump_restore: $nfilters filters of every variant identical after pg_dump -Fc/pg_restore, plain pg_dump, binary, text and CSV COPY (${secs} s)"
+	echo "PASS: dump_restore: $nfilters filters of every variant identical after pg_dump -Fc/pg_restore -j 2, plain pg_dump -E LATIN1, binary, text and CSV COPY; elements of 21 type classes found in both restores (${secs} s)"
 else
 	echo "FAIL: dump_restore: some filter changed in a round trip (${secs} s)"
 fi

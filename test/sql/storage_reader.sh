@@ -9,8 +9,11 @@
 #     items, expected_items, target_fpr, length; text form = base64 of the same bytes);
 #   - every member is found, and for every other probe the reader's answer equals SQL's @>
 #     exactly (so the reader reproduces the extension bit for bit, false positives included);
-#   - the canonical-bytes table of STORAGE.md (section 10.6) is what the extension hashes, and
-#     the hex dumps of its worked examples are what the extension writes;
+#   - the canonical-bytes table of STORAGE.md (section 10.6) is what the extension hashes (every
+#     type class of section 6: scalars, text-form types, send forms, and arrays, records,
+#     ranges and multiranges, whose bytes the reader also composes from their parts by the
+#     rules of section 6.2), and the hex dumps of its worked examples are what the extension
+#     writes;
 #   - the reader and the extension accept and reject the same crafted headers, for the same
 #     reason (STORAGE.md section 3).
 #
