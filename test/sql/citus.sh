@@ -33,7 +33,8 @@
 #   6. INSERT ... SELECT bloomfilter_agg(...) into a distributed table, from the distributed
 #      table (grouped by a non-distribution column: pulled to the coordinator; by the
 #      distribution column: pushed down) and from a local table (the aggregate scan inside
-#      Citus's INSERT ... SELECT used to crash the coordinator);
+#      Citus's INSERT ... SELECT used to crash the coordinator), also through a Bloom pre-filter
+#      with the prefetching scan;
 #   7. a distributed table with a bloomfilter column: router and multi-shard
 #      UPDATE ... SET f = f || x, and WHERE f @> x, for every variant;
 #   8. the SQL of README.md's "### Citus" section, run exactly as written: each ```sql block
@@ -386,6 +387,23 @@ SELECT 'C', 'from a local table, aggregate scan', count(*),
 	count(*) FILTER (WHERE f::bytea = (SELECT bloomfilter_agg(u, 5000, 0.01) FROM urls_local)::bytea)
 FROM grp_copy2;
 
+SET bloomfilter.prefetch_scan = on;
+SELECT 'P', 'from a local table through a Bloom pre-filter, prefetching scan',
+	p LIKE '%Citus INSERT ... SELECT%Custom Scan (bloomfilter prefetch) on public.urls_local%'
+FROM plan_of('INSERT INTO grp_filters SELECT -2, bloomfilter_agg(u, 5000, 0.01) FROM urls_local
+	WHERE (SELECT bloomfilter_agg(u, 1000, 0.01) FROM local_small) @> u') p;
+INSERT INTO grp_filters SELECT -2, bloomfilter_agg(u, 5000, 0.01) FROM urls_local
+	WHERE (SELECT bloomfilter_agg(u, 1000, 0.01) FROM local_small) @> u;
+CREATE TEMP TABLE grp_copy3 AS SELECT * FROM grp_filters WHERE grp = -2;
+SET bloomfilter.prefetch_scan = off;
+SET bloomfilter.agg_scan = off;
+SELECT 'C', 'from a local table through a Bloom pre-filter, prefetching scan', count(*),
+	count(*) FILTER (WHERE f::bytea = (SELECT bloomfilter_agg(u, 5000, 0.01) FROM urls_local
+		WHERE (SELECT bloomfilter_agg(u, 1000, 0.01) FROM local_small) @> u)::bytea)
+FROM grp_copy3;
+RESET bloomfilter.prefetch_scan;
+SET bloomfilter.agg_scan = on;
+
 SELECT 'P', 'from the distributed table, GROUP BY id (colocated)',
 	p NOT LIKE '%pull to coordinator%' AND p NOT LIKE '%worker_partial_agg%'
 		AND p LIKE '%Query: INSERT INTO public.id_filters_% SELECT urls.id, public.bloomfilter_agg(urls.u, %GROUP BY urls.id%'
@@ -401,11 +419,11 @@ while IFS='|' read -r tag what a b; do
 	case $tag in
 	P) [ "$a" = t ] && ok "6: INSERT ... SELECT $what: planned as expected" || fail "6: INSERT ... SELECT $what: unexpected plan" ;;
 	C) [ -n "$a" ] && [ "$a" != 0 ] && [ "$a" = "$b" ] &&
-		ok "6: INSERT ... SELECT $what: $a filters inserted, each byte for byte the local one" ||
+		ok "6: INSERT ... SELECT $what: $a filter(s) inserted, each byte for byte the local one" ||
 		fail "6: INSERT ... SELECT $what: $b of $a filters equal the local ones" ;;
 	esac
 done <<<"$out"
-[ "$(grep -c '^[PC]|' <<<"$out" || true)" -eq 6 ] || fail "6: expected 6 INSERT ... SELECT results"
+[ "$(grep -c '^[PC]|' <<<"$out" || true)" -eq 8 ] || fail "6: expected 8 INSERT ... SELECT results"
 
 # ---- 7. a distributed table with a bloomfilter column ----------------------------------------
 section "7. a distributed table with a bloomfilter column"
