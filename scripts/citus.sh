@@ -92,6 +92,13 @@ if cmp -s "$src/src/backend/distributed/citus.so" "$pkglibdir/citus.so" &&
 	exit 0
 fi
 if ! bf_is_root && ! { [ -w "$pkglibdir" ] && [ -w "$extdir" ]; }; then
+	# another build of the same release (a clone elsewhere: the paths in its debug information
+	# differ) will do
+	if [ -f "$pkglibdir/citus.so" ] &&
+		cmp -s "$src/src/backend/distributed/citus.control" "$extdir/citus.control"; then
+		bf_say "citus $CITUS_VERSION: installed from another build of the same release (not root: not reinstalling)"
+		exit 0
+	fi
 	echo "error: installing Citus into $pkglibdir needs root. Run:" >&2
 	echo "    sudo $MAKE -C '$src' install with_llvm=no" >&2
 	exit 1
