@@ -39,7 +39,9 @@
 #      UPDATE ... SET f = f || x, and WHERE f @> x, for every variant;
 #   8. the SQL of README.md's "### Citus" section, run exactly as written: each ```sql block
 #      that follows a line "<!-- test/sql/citus.sh runs this block -->" (the test fails if there
-#      are none); its output is checked against the local answers.
+#      are none); its output is checked against the local answers;
+#   9. the same SQL without its create_distributed_table lines, in a database without Citus,
+#      prints the same lines ("omit on one server").
 # At the end no server log may show a crash, a PANIC or an internal error (XX000) other than
 # Citus's own refusal of the anyelement fallback, which section 2 provokes on purpose.
 # Prints the figures the README quotes (sizes, false-positive rates, plans, times); times are
@@ -553,6 +555,28 @@ SQL
 else
 	fail "8: the README's SQL failed:"
 	sed 's/^/    /' "$tmp/psql.err"
+fi
+
+# ---- 9. the README's SQL on one server -------------------------------------------------------
+# "omit on one server": the same blocks without their create_distributed_table lines, in a
+# database of the coordinator without Citus, print the same answers
+
+section "9. the README's SQL on one server"
+if [ -s "$tmp/readme.lines" ]; then
+	grep -v 'create_distributed_table' "$readme_sql" >"$tmp/readme_one.sql"
+	psql -X -q -v ON_ERROR_STOP=1 -h "$CITUS_DIR" -p "${CITUS_PORTS[0]}" -U postgres -d postgres \
+		-c "CREATE DATABASE one_server" >/dev/null
+	if psql -X -q -At -v ON_ERROR_STOP=1 -h "$CITUS_DIR" -p "${CITUS_PORTS[0]}" -U postgres \
+		-d one_server -c "CREATE EXTENSION bloomfilter" -f "$tmp/readme_one.sql" \
+		>"$tmp/readme_one.out" 2>"$tmp/psql.err"; then
+		one=$(grep -v '^$' "$tmp/readme_one.out" | sort)
+		cmp -s <(echo "$one") <(sort "$tmp/readme.lines") &&
+			ok "9: the README's SQL without create_distributed_table on one server: the same $(grep -c . <<<"$one") lines of output" ||
+			fail "9: the README's SQL on one server printed other answers than on Citus"
+	else
+		fail "9: the README's SQL on one server failed:"
+		sed 's/^/    /' "$tmp/psql.err"
+	fi
 fi
 
 # ---- the server logs -------------------------------------------------------------------------
