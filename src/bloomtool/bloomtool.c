@@ -851,13 +851,17 @@ grown_size(const Filter *f, uint64_t bytes)
 	return (size_t) bytes;
 }
 
-/* Adds one hash; a growing variant that is full first gets another stage */
+/*
+ * Adds one hash as bloomfilter_agg does (bf_add_new: lines are a set, and a
+ * cuckoo filter stores a repeated line once); a growing variant that is
+ * full first gets another stage
+ */
 static void
 filter_add(Filter *f, bf_hash h)
 {
 	bf_status	st;
 
-	while ((st = bf_add(&f->view, h)) == BF_E_FULL)
+	while ((st = bf_add_new(&f->view, h)) == BF_E_FULL)
 	{
 		size_t		len = grown_size(f, bf_grow_bytes(&f->view));
 		unsigned char *next = alloc_filter(len);
