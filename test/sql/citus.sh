@@ -195,7 +195,7 @@ check_results() { # file of R|... lines, section name
 	local label kind part equal missing bytes fpd fpl lbytes
 	while IFS='|' read -r tag label kind part equal missing bytes fpd fpl lbytes; do
 		if [ "$tag" = E ]; then
-			fail "$2: $label: the distributed query failed:"
+			fail "$2: $label: the distributed query failed (the first error of this section:)"
 			grep -m1 -A1 ERROR "$tmp/psql.err" | sed 's/^/    /' || true
 			continue
 		fi
