@@ -44,6 +44,13 @@ check() {
 	command -v clang >/dev/null || need clang "C compiler clang (libFuzzer builds)"
 	compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null ||
 		need libclang-rt-14-dev "libFuzzer runtime of clang 14 (libclang_rt.fuzzer)"
+	# Citus, built from its release tarball by scripts/citus.sh for test/sql/citus.sh: it links
+	# zstd, lz4 and curl, and PostgreSQL's libpq/libpq-be.h includes <gssapi/gssapi.h>
+	[ -e /usr/include/lz4.h ] || need liblz4-dev "lz4 headers /usr/include/lz4.h (Citus build)"
+	[ -e /usr/include/zstd.h ] || need libzstd-dev "zstd headers /usr/include/zstd.h (Citus build)"
+	compgen -G "/usr/include/*/curl/curl.h" >/dev/null || [ -e /usr/include/curl/curl.h ] ||
+		need libcurl4-openssl-dev "libcurl headers curl/curl.h (Citus build)"
+	[ -e /usr/include/gssapi/gssapi.h ] || need libkrb5-dev "GSSAPI headers /usr/include/gssapi/gssapi.h (Citus build)"
 	return 0
 }
 

@@ -7,6 +7,8 @@
 #      scripts/fuzz.sh check       libFuzzer: the corpus and saved crashes once, then about
 #                                  15 s of fuzzing per target (FUZZ_TEST_SECONDS)
 #   4. make install                into the system PostgreSQL (needs root)
+#      scripts/citus.sh            build (once, cached under build/) and install Citus for
+#                                  test/sql/citus.sh, when its tarball is there
 #   5. scripts/server-tests.sh     inside one throwaway cluster (pg_virtualenv): pg_regress
 #                                  (make installcheck), then every test/sql/*.sh
 #
@@ -35,6 +37,12 @@ bash scripts/check-core.sh || count_stage_failure core harness
 bash scripts/fuzz.sh check || count_stage_failure fuzz harness
 
 bf_install
+
+# Citus for test/sql/citus.sh, built here (once; cached under build/) rather than inside the
+# test's time limit; exit status 3: no Citus tarball, and the test will say it was skipped
+rc=0
+bash scripts/citus.sh || rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || count_stage_failure citus build
 
 bf_say "server tests in a throwaway PostgreSQL $PG_MAJOR cluster (pg_virtualenv)"
 bf_virtualenv bash scripts/server-tests.sh || count_stage_failure server cluster

@@ -401,7 +401,11 @@ plan_agg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = args;
 	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_private = list_make1_int(list_length(input->targetlist));
+	/*
+	 * custom_private holds nodes only: code that walks plans, Citus's among
+	 * them, reads linitial(custom_private) of any CustomScan as a node.
+	 */
+	cscan->custom_private = list_make1(makeInteger(list_length(input->targetlist)));
 	cscan->methods = &scan_methods;
 	return &cscan->scan.plan;
 }
@@ -426,7 +430,7 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 {
 	AggScanState *as = (AggScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	int			first_column = linitial_int(cscan->custom_private);
+	int			first_column = intVal(linitial(cscan->custom_private));
 	PlanState  *ps = &node->ss.ps;
 	bool		fixed = ps->scanopsfixed;
 	ListCell   *lc;
