@@ -261,12 +261,23 @@ put_u32(StringInfo buf, uint32 v)
 	appendBinaryStringInfo(buf, b, 4);
 }
 
+/* Ends a part opened at 'at' with put_u32(buf, 0): its length goes there */
+static void
+end_part(StringInfo buf, int at)
+{
+	uint32		len = buf->len - at - 4;
+
+	buf->data[at] = (char) len;
+	buf->data[at + 1] = (char) (len >> 8);
+	buf->data[at + 2] = (char) (len >> 16);
+	buf->data[at + 3] = (char) (len >> 24);
+}
+
 /* A part: CANON_NULL, or its length and its canonical bytes */
 static void
 encode_part(ElementHasher *eh, Datum value, bool isnull, StringInfo buf)
 {
 	int			at = buf->len;
-	uint32		len;
 
 	if (isnull)
 	{
@@ -275,11 +286,7 @@ encode_part(ElementHasher *eh, Datum value, bool isnull, StringInfo buf)
 	}
 	put_u32(buf, 0);
 	encode(eh, value, buf);
-	len = buf->len - at - 4;
-	buf->data[at] = (char) len;
-	buf->data[at + 1] = (char) (len >> 8);
-	buf->data[at + 2] = (char) (len >> 16);
-	buf->data[at + 3] = (char) (len >> 24);
+	end_part(buf, at);
 }
 
 static void
@@ -428,16 +435,11 @@ encode_multirange(ElementHasher *eh, Datum value, StringInfo buf)
 		RangeBound	lower,
 					upper;
 		int			at = buf->len;
-		uint32		len;
 
 		multirange_get_bounds(eh->range, mr, i, &lower, &upper);
 		put_u32(buf, 0);
 		encode_range_bounds(eh, &lower, &upper, false, buf);
-		len = buf->len - at - 4;
-		buf->data[at] = (char) len;
-		buf->data[at + 1] = (char) (len >> 8);
-		buf->data[at + 2] = (char) (len >> 16);
-		buf->data[at + 3] = (char) (len >> 24);
+		end_part(buf, at);
 	}
 }
 
