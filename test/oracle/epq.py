@@ -7,6 +7,7 @@ B commits; A rechecks the new version (EvalPlanQual, through the scan's recheck 
 goes on.  Compared: A's rows, whether A blocked, and the table afterwards.
 """
 import random
+import re
 
 A_OF = lambda g: None if g % 17 == 1 else (g * 7919) % 4001
 
@@ -19,7 +20,10 @@ class EpqCase:
         self.digest = ''
         self.classes = set()
 
-    def text(self):
+    def text(self, names=None):
+        if names:
+            return re.sub(r"'([A-Za-z0-9+/=]{64,})'",
+                          lambda m: f"'<{names.get(m.group(1), 'filter')}>'", self.text())
         return (f"-- EvalPlanQual; classes {sorted(self.classes) or '-'}\n"
                 f"-- session B: BEGIN; {self.writer};  (A runs, blocks on the row; B commits)\n"
                 f"{self.query};\n{self.digest};")

@@ -14,6 +14,7 @@ Each query is tagged with the classes of known bugs it can reach (see CLASSES): 
 leaves those classes out, for a branch that does not have the fix yet.
 """
 import random
+import re
 
 from schema import GROWING, REL_COLS, ROLE, T_COLS, VARIANTS
 
@@ -39,7 +40,11 @@ class Query:
         self.classes = set()
         self.shape = ''
 
-    def text(self):
+    def text(self, names=None):
+        """the statements; with names (filter text -> name), constant filters abbreviated"""
+        if names:
+            return re.sub(r"'([A-Za-z0-9+/=]{64,})'",
+                          lambda m: f"'<{names.get(m.group(1), 'filter')}>'", self.text())
         lines = [f"-- shape {self.shape}; classes {sorted(self.classes) or '-'}; "
                  f"{'serial only' if self.serial_only else 'serial and parallel'}"]
         for s in self.settings:
@@ -121,7 +126,7 @@ class Gen:
         return (f"(SELECT bloomfilter_agg(x.{fcol}, {n}, 0.01, '{v}') FROM {src} x "
                 f"WHERE x.id % {mod} = 0)")
 
-    def elem_expr(self, al, col):
+    def elem_expr(self, al, col, cuckoo=False):
         c = f"{al}.{col}"
         roll = self.r.random()
         if roll < 0.75:
@@ -130,7 +135,8 @@ class Gen:
             if roll < 0.85:
                 self.fallible = True
                 return f"({c} + 100 / ({al}.id % 97 - 11) * 0)"
-            return self.r.choice([f"({c} + 0)", f"coalesce({c}, -1)"])
+            # (a cuckoo filter of a column with heavy hitters is issue 12's item 5)
+            return self.r.choice([f"({c} + 0)"] + ([] if cuckoo else [f"coalesce({c}, -1)"]))
         if col == 'tx':
             return self.r.choice([f"lower({c})", f"({c} || '')", f"substr({c}, 1, 32)"])
         if col == 'by':
@@ -192,8 +198,8 @@ class Gen:
     def agg_call(self, rel, al, cols=None):
         """(sql, growing, element sql, FILTER condition or None)"""
         col = self.r.choice(cols or REL_COLS[rel])
-        e = self.elem_expr(al, col)
         v = self.r.choice(VARIANTS)
+        e = self.elem_expr(al, col, cuckoo=v == 'cuckoo')
         n = self.r.choice([50, 1000, 5000] if v == 'cuckoo' else [10, 100, 1000, 5000])
         p = self.r.choice(['0.01', '0.05'])
         form = self.pick([('full', 60), ('blocked', 15), ('one', 10), ('rate', 5),
@@ -242,7 +248,8 @@ def classify(g, q):
     if g.volatile or (g.fallible and g.early_stop) or \
             (g.null_filter and (g.fallible or g.volatile)):
         q.classes.add('readahead')
-    if g.early_stop and (g.fallible or g.volatile):
+    # which rows reach a volatile qual, in which order, differs in a parallel plan (random())
+    if g.volatile or (g.early_stop and g.fallible):
         q.serial_only = True
     if g.growing_build or g.varying:
         q.serial_only = True

@@ -26,7 +26,7 @@ queries that used each scan are printed; the run fails if a scan was used by too
 cannot silently compare plain plans with plain plans).  A lost connection (a crash) or an
 SQLSTATE XX000 anywhere fails the run at once.
 
-Environment: ORACLE_SEED (default 1), ORACLE_QUERIES (default 1500), ORACLE_EPQ (EvalPlanQual
+Environment: ORACLE_SEED (default 1), ORACLE_QUERIES (default 2000), ORACLE_EPQ (EvalPlanQual
 cases, default 20), ORACLE_REPLAY (a query number, or epq:N: run that one alone and print
 everything), ORACLE_SKIP (comma-separated classes of gen.CLASSES to leave out),
 ORACLE_MAX_REPORTS (mismatches printed in full, default 5).  Connects through the PG*
@@ -48,7 +48,7 @@ from gen import CLASSES, make_query  # noqa: E402
 from epq import RESET, make_epq  # noqa: E402
 
 SEED = os.environ.get('ORACLE_SEED', '1')
-NQ = int(os.environ.get('ORACLE_QUERIES', '1500'))
+NQ = int(os.environ.get('ORACLE_QUERIES', '2000'))
 NEPQ = int(os.environ.get('ORACLE_EPQ', '20'))
 REPLAY = os.environ.get('ORACLE_REPLAY', '')
 SKIP = {s for s in os.environ.get('ORACLE_SKIP', '').replace(' ', ',').split(',') if s}
@@ -142,12 +142,18 @@ class Runner:
     # ---- set-up ----
     def setup(self):
         c = self.cur
-        c.execute(schema.setup_sql(SKIP))
+        for sql in schema.setup_sql(SKIP):
+            try:
+                c.execute(sql)
+            except psycopg2.Error as e:
+                what = 'the server connection was lost (a crash?)' if is_lost(self.conn, e) \
+                    else f'SQLSTATE {e.pgcode}'
+                raise Failed(f"set-up: {what}: {short(str(e), 500)}\nin: {short(sql.strip(), 500)}")
         c.execute("SELECT 'bloomfilter'::regtype::oid")
         self.bf_oid = c.fetchone()[0]
         c.execute("SELECT name, f::text FROM filters")
         self.texts = dict(c.fetchall())
-        c.execute("SELECT reltoastrelid FROM pg_class WHERE relname = 'te'")
+        c.execute("SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = 'te'")
         te_toast = c.fetchone()[0]
         for desc, sql in schema.storage_checks(SKIP):
             c.execute(sql.replace('{te}', str(te_toast)))
@@ -210,10 +216,9 @@ class Runner:
             if is_lost(self.conn, e):
                 raise Crash(str(e))
             raise
-        for code in (out['err'], out['explain_err']):
-            if code == 'XX000':
-                raise Failed(f"internal error XX000 in configuration {cfg[0]}: "
-                             f"{out['msg'] or out.get('explain_msg')}")
+        if 'XX000' in (out['err'], out['explain_err']):
+            out['internal'] = (f"internal error XX000: "
+                               f"{out['msg'] if out['err'] == 'XX000' else out.get('explain_msg')}")
         return out
 
     def members_ok(self, q, sql, value):
@@ -300,15 +305,18 @@ class Runner:
                 out = self.run(q, cfg)
             except Crash as e:
                 raise Failed(f"query {i}: the server connection was lost in configuration "
-                             f"{cfg[0]} (a crash?): {e}\n{q.text()}")
-            except Failed as e:
-                raise Failed(f"query {i}: {e}\n{q.text()}")
+                             f"{cfg[0]} (a crash?): {e}\n{q.text()}\n{replay_hint(i)}")
             if verbose:
                 say(f"---- {cfg[0]}: SQLSTATE {out['err']} {out['msg'] or ''}\n"
                     f"rows {[None if r is None else len(r) for r in out['rows']]}: "
                     f"{short(out['rows'], 600)}\nsequences {out['seq']} side {short(out['side'])}")
                 say(out['plan'] or f"(no plan: {out['explain_err']} {out.get('explain_msg')})")
             self.plan_checks(q, cfg, out)
+            if 'internal' in out:
+                self.mismatches.append((i, cfg[0], out['internal'], q))
+                if verbose:
+                    say(f"MISMATCH in {cfg[0]}: {out['internal']}")
+                break
             if ref is None:
                 ref = out
                 if out['err']:
@@ -369,8 +377,6 @@ class Runner:
             out['digest'] = c.fetchall()
         c.execute("ROLLBACK")
         out['blocked'] = blocked
-        if out['err'] == 'XX000':
-            raise Failed(f"internal error XX000 in configuration {cfg[0]}: {out['msg']}")
         return out
 
     def check_epq(self, j, b, mon, verbose=False):
@@ -383,14 +389,20 @@ class Runner:
                 out = self.run_epq(case, cfg, b, mon)
             except Crash as e:
                 raise Failed(f"EvalPlanQual case {j}: the server connection was lost in "
-                             f"configuration {cfg[0]} (a crash?): {e}\n{case.text()}")
+                             f"configuration {cfg[0]} (a crash?): {e}\n{case.text()}\n"
+                             f"{replay_hint(f'epq:{j}')}")
             if verbose:
                 say(f"---- {cfg[0]}: {out}")
             if ref is None:
                 ref = out
                 self.cov['epq_blocked'] += out['blocked']
-            elif out != ref:
+            elif out != ref or out['err'] == 'XX000':
                 self.mismatches.append((f"epq:{j}", cfg[0], f"{ref} vs {out}", case))
+
+
+def replay_hint(i):
+    return (f"replay: ORACLE_SEED={SEED} ORACLE_REPLAY={i}"
+            f"{' ORACLE_SKIP=' + ','.join(sorted(SKIP)) if SKIP else ''} bash test/sql/oracle.sh")
 
 
 def diff(a, b):
@@ -440,7 +452,6 @@ def main():
             rn.check_epq(j, b, mon)
     except Failed as e:
         say(f"FAIL oracle (seed {SEED}): {e}")
-        say(f"replay: ORACLE_SEED={SEED} ORACLE_REPLAY=<query number> bash test/sql/oracle.sh")
         return 1
     secs = time.time() - t0
     say(f"oracle: {NQ} queries and {NEPQ} EvalPlanQual cases, {rn.executions} executions "
@@ -448,10 +459,10 @@ def main():
     say("shapes: " + ", ".join(f"{k} {v}" for k, v in sorted(rn.shapes.items())))
     say("coverage: " + ", ".join(f"{k} {v}" for k, v in rn.cov.items()))
     ok = True
+    names = {v: k for k, v in rn.texts.items()}
     for i, cfg, d, q in rn.mismatches[:MAX_REPORTS]:
-        say(f"MISMATCH query {i}, configuration {cfg} against off: {d}\n{q.text()}\n"
-            f"replay: ORACLE_SEED={SEED} ORACLE_REPLAY={i}"
-            f"{' ORACLE_SKIP=' + ','.join(sorted(SKIP)) if SKIP else ''} bash test/sql/oracle.sh\n")
+        say(f"MISMATCH query {i}, configuration {cfg} against off: {d}\n{q.text(names)}\n"
+            f"{replay_hint(i)}\n")
     if rn.mismatches:
         ok = False
         byclass = {}

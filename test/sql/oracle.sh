@@ -17,11 +17,12 @@
 #
 # Environment (all optional):
 #   ORACLE_SEED      seed of the run (default 1; printed)
-#   ORACLE_QUERIES   number of queries (default 1500; e.g. 50000 for a long run)
+#   ORACLE_QUERIES   number of queries (default 2000; e.g. 50000 for a long run)
 #   ORACLE_EPQ       number of EvalPlanQual cases (default 20)
 #   ORACLE_REPLAY    run query N alone (or epq:N) and print its SQL, plans and results
-#   ORACLE_SKIP      comma-separated classes of known bugs to leave out (gen.py's CLASSES);
-#                    default: none
+#   ORACLE_SKIP      comma-separated classes of known bugs to leave out (gen.py's CLASSES:
+#                    toast, inherit, readahead); default: the classes whose fixes this
+#                    branch does not have yet (see below); ORACLE_SKIP= runs them all
 #
 # Run by scripts/server-tests.sh; by hand, inside pg_virtualenv:
 #     createdb x; PGDATABASE=x bash test/sql/oracle.sh
@@ -43,6 +44,11 @@ if ! "$PY" -c 'import psycopg2' 2>/dev/null; then
 fi
 
 q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+# Issue 12's items 1-3 (a crash on external TOAST elements, the prefetching scan on an
+# inheritance parent, reading ahead) are fixed on other branches: until they are merged here,
+# the queries that reach them are left out by default.
+export ORACLE_SKIP=${ORACLE_SKIP-toast,inherit,readahead}
 
 # internal errors are logged with their SQLSTATE
 q -c "ALTER DATABASE \"$PGDATABASE\" SET log_error_verbosity = verbose"
@@ -66,6 +72,7 @@ rc=0
 "$PY" "$ROOT/test/oracle/oracle.py" || rc=$?
 
 if [ -n "$logfile" ]; then
+	sleep 1 # the postmaster's report of a crashed backend
 	bad=$(tail -c +$((log_start + 1)) "$logfile" |
 		grep -E 'terminated by signal|server process .* was terminated|PANIC|terminating connection because of crash|ERROR:  XX000' || true)
 	if [ -n "$bad" ]; then
