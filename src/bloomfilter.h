@@ -188,11 +188,16 @@ extern bf_filter *filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc,
  * Hot-path helpers, inlined into the per-row functions
  */
 
-/* The hash of an element: a short text or bytea here, the rest in element.c */
+/*
+ * The hash of an element: a short inline text or bytea here, the rest in
+ * element.c.  A TOAST pointer has a 1-byte header too (VARATT_IS_SHORT is
+ * true for it), so it is told apart before its header is read as a length.
+ */
 static inline bf_hash
 element_hash(ElementHasher *eh, Datum value, uint64 seed)
 {
-	if (eh->kind == ELEM_BYTES && VARATT_IS_SHORT(DatumGetPointer(value)))
+	if (eh->kind == ELEM_BYTES && VARATT_IS_SHORT(DatumGetPointer(value)) &&
+		!VARATT_IS_EXTERNAL(DatumGetPointer(value)))
 		return bf_hash_bytes(VARDATA_SHORT(DatumGetPointer(value)),
 							 VARSIZE_SHORT(DatumGetPointer(value)) - VARHDRSZ_SHORT,
 							 seed);

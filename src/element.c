@@ -12,8 +12,11 @@
  */
 #include "bloomfilter.h"
 
+#include "access/htup_details.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/uuid.h"
 
 void
@@ -137,6 +140,33 @@ element_hash_any(ElementHasher *eh, Datum value, uint64 seed)
 }
 
 /*
+ * The type of argument 'argno': from the call expression, or, for a caller
+ * that passes none (Citus's worker_partial_agg calls transition functions
+ * through a bare FmgrInfo), the function's declared type when it is not
+ * polymorphic.  InvalidOid when neither tells.  Called once per call site.
+ */
+static Oid
+call_arg_type(FunctionCallInfo fcinfo, int argno)
+{
+	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	HeapTuple	tuple;
+
+	if (OidIsValid(type) || !OidIsValid(fcinfo->flinfo->fn_oid))
+		return type;
+	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+	if (HeapTupleIsValid(tuple))
+	{
+		Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(tuple);
+
+		if (argno < proc->pronargs &&
+			!IsPolymorphicType(proc->proargtypes.values[argno]))
+			type = proc->proargtypes.values[argno];
+		ReleaseSysCache(tuple);
+	}
+	return type;
+}
+
+/*
  * element_hasher_init for a call whose argument 'filter_argno' is the filter
  * (the state, for aggregates): a filter is refused as an element, which
  * would only hash its bytes and is always a mistake for | or =.
@@ -145,7 +175,7 @@ void
 element_hasher_init_checked(FunctionCallInfo fcinfo, ElementHasher *eh,
 							Oid type, int filter_argno)
 {
-	if (type == get_fn_expr_argtype(fcinfo->flinfo, filter_argno))
+	if (type == call_arg_type(fcinfo, filter_argno))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("a bloomfilter cannot be an element of a bloomfilter"),
@@ -159,13 +189,14 @@ element_hasher_for_arg(FunctionCallInfo fcinfo, CallCache *cc, int argno)
 {
 	if (!OidIsValid(cc->elem.type))
 	{
-		Oid			type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+		Oid			type = call_arg_type(fcinfo, argno);
 
 		if (!OidIsValid(type))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("could not determine the element type"),
-					 errdetail("The function was called without its call expression.")));
+					 errdetail("The polymorphic overload was called without its call expression."),
+					 errhint("Cast the element to one of the concrete element types: text, bytea, smallint, integer, bigint or uuid.")));
 		element_hasher_init_checked(fcinfo, &cc->elem, type,
 									argno == 0 ? 1 : 0);
 	}
