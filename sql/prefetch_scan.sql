@@ -6,7 +6,11 @@
 -- element type, a constant filter, a subquery's filter, a filter that
 -- changes per outer row (rescans), LIMIT, cursors, UPDATE and DELETE (which
 -- need the row's ctid), and filters of every variant.  It is planned only
--- for a filter fixed for the scan.
+-- for a filter fixed for the scan and an element that is a column hashed
+-- without an SQL function, on a heap table scanned on its own (each child of
+-- an inheritance tree or partitioned table, never the parent).  Reading
+-- ahead must not show: under LIMIT, EXISTS, cursors and rescans a query's
+-- rows, errors and side effects are those of the plain scan.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomfilter;
@@ -60,10 +64,18 @@ REVOKE SELECT ON ps_filters FROM regress_ps_reader;
 DROP ROLE regress_ps_reader;
 
 -- quals the planner orders before the filter test (cheaper) are tested
--- first, as the row is read, and only the rows they pass are hashed; the
--- costlier ones stay after it
+-- first, as the row is read, when they can neither fail nor be seen (Filter
+-- First: only the rows they pass are hashed); otherwise at the row's turn
+-- (Filter In Turn: id % 3 could divide by zero).  The costlier ones stay
+-- after the test.
 CREATE FUNCTION ps_costly(text) RETURNS boolean
 LANGUAGE plpgsql IMMUTABLE COST 10000 AS $$ BEGIN RETURN $1 IS NOT NULL; END $$;
+EXPLAIN (COSTS OFF)
+SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'blocked') @> t
+	AND note = 'n1' AND (b IS NULL OR NOT id <= 100);
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'blocked') @> t
+	AND note = 'n1' AND (b IS NULL OR NOT id <= 100);
 EXPLAIN (COSTS OFF)
 SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'blocked') @> t
 	AND id % 3 = 0 AND ps_costly(note);
@@ -169,6 +181,199 @@ UPDATE ps_items SET note = 'hit' WHERE (SELECT f FROM ps_filters WHERE variant =
 SELECT count(*) AS updated FROM ps_items WHERE note = 'hit';
 DELETE FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'cuckoo') @> t AND id > 19900;
 SELECT count(*) AS left_after_delete FROM ps_items WHERE id > 19900;
+
+-- the element: a column of a type hashed without an SQL function, seen
+-- through varchar's relabelling, a domain, a widening integer cast and char(n)'s cast
+-- to text; never an expression (evaluated at the row's turn by the plain
+-- qual) nor a column hashed through a send or output function
+CREATE DOMAIN ps_code AS text CHECK (VALUE LIKE 'd%');
+CREATE TABLE ps_kinds (i2 smallint, i4 int, v varchar, c char(8), d ps_code, u uuid, b bytea,
+					   a int[], n numeric);
+INSERT INTO ps_kinds SELECT g, g, 'v' || g, 'c' || g, 'd' || g, md5(g::text)::uuid,
+	   decode(md5(g::text), 'hex'), ARRAY[g], g
+FROM generate_series(1, 100) g;
+CREATE TABLE ps_kinds_f AS
+SELECT bloomfilter_agg(g, 100, 0.01) AS fi, bloomfilter_agg('v' || g, 100, 0.01) AS fv,
+	   bloomfilter_agg('c' || g, 100, 0.01) AS fc, bloomfilter_agg('d' || g, 100, 0.01) AS fd,
+	   bloomfilter_agg(md5(g::text)::uuid, 100, 0.01) AS fu,
+	   bloomfilter_agg(decode(md5(g::text), 'hex'), 100, 0.01) AS fb,
+	   bloomfilter_agg(ARRAY[g], 100, 0.01) AS fa, bloomfilter_agg(g::numeric, 100, 0.01) AS fn
+FROM generate_series(1, 50) g;
+CREATE FUNCTION ps_plan(q text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	PERFORM set_config('bloomfilter.prefetch_scan', 'on', true);
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		IF line LIKE '%Custom Scan (bloomfilter prefetch)%' THEN
+			RETURN 'prefetch';
+		END IF;
+	END LOOP;
+	RETURN 'plain';
+END
+$$;
+SELECT e AS element, ps_plan(format('SELECT * FROM ps_kinds WHERE (SELECT %s FROM ps_kinds_f) @> %s', f, e)) AS plan,
+	   ps_rows(format('SELECT i4 FROM ps_kinds WHERE (SELECT %s FROM ps_kinds_f) @> %s', f, e), true) =
+	   ps_rows(format('SELECT i4 FROM ps_kinds WHERE (SELECT %s FROM ps_kinds_f) @> %s', f, e), false) AS same_rows
+FROM (VALUES ('i2', 'fi'), ('i4', 'fi'), ('i2::bigint', 'fi'), ('i4::bigint', 'fi'), ('v', 'fv'),
+			 ('c', 'fc'), ('d', 'fd'), ('u', 'fu'), ('b', 'fb'), ('a', 'fa'), ('n', 'fn'),
+			 ('i4 + 0', 'fi'), ('lower(v)', 'fv')) AS k(e, f);
+DROP TABLE ps_kinds, ps_kinds_f;
+DROP DOMAIN ps_code;
+
+-- inheritance: the scan is offered for each child (the parent's own rows
+-- included), never for the appendrel parent, which would scan the parent
+-- alone
+CREATE TABLE ps_inh_f AS SELECT bloomfilter_agg(g, 100, 0.01) AS f FROM generate_series(1, 100) g;
+CREATE TABLE ps_parent (x int, y text);
+CREATE TABLE ps_child () INHERITS (ps_parent);
+INSERT INTO ps_parent SELECT g, 'p' FROM generate_series(1, 1000) g;
+INSERT INTO ps_child SELECT g, 'c' FROM generate_series(1, 1000) g;
+ANALYZE ps_parent, ps_child;
+EXPLAIN (COSTS OFF)
+SELECT y, count(*) FROM ps_parent WHERE (SELECT f FROM ps_inh_f) @> x GROUP BY y;
+SELECT y, count(*) FILTER (WHERE x <= 100) AS members, count(*) FILTER (WHERE x > 100) < 30 AS few_false_positives
+FROM ps_parent WHERE (SELECT f FROM ps_inh_f) @> x GROUP BY y ORDER BY y;
+SELECT y, count(*) FILTER (WHERE x <= 100) AS members_locked
+FROM (SELECT x, y FROM ps_parent WHERE (SELECT f FROM ps_inh_f) @> x FOR UPDATE) s GROUP BY y ORDER BY y;
+SELECT ps_rows('SELECT x || y FROM ps_parent WHERE (SELECT f FROM ps_inh_f) @> x', true) =
+	   ps_rows('SELECT x || y FROM ps_parent WHERE (SELECT f FROM ps_inh_f) @> x', false) AS same_rows;
+EXPLAIN (VERBOSE, COSTS OFF)
+DELETE FROM ps_parent WHERE (SELECT f FROM ps_inh_f) @> x AND x <= 10;
+DELETE FROM ps_parent WHERE (SELECT f FROM ps_inh_f) @> x AND x <= 10;
+UPDATE ps_parent SET y = y || '!' WHERE (SELECT f FROM ps_inh_f) @> x AND x <= 20;
+SELECT y, count(*), min(x) FROM ps_parent GROUP BY y ORDER BY y;
+-- a partitioned table: each partition
+CREATE TABLE ps_part (x int, y text) PARTITION BY RANGE (x);
+CREATE TABLE ps_part1 PARTITION OF ps_part FOR VALUES FROM (MINVALUE) TO (500);
+CREATE TABLE ps_part2 PARTITION OF ps_part FOR VALUES FROM (500) TO (MAXVALUE);
+INSERT INTO ps_part SELECT g, 'v' FROM generate_series(1, 1000) g;
+ANALYZE ps_part;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM ps_part WHERE (SELECT f FROM ps_inh_f) @> x;
+SELECT count(*) FILTER (WHERE x <= 100) AS members FROM ps_part WHERE (SELECT f FROM ps_inh_f) @> x;
+EXPLAIN (VERBOSE, COSTS OFF)
+DELETE FROM ps_part WHERE (SELECT f FROM ps_inh_f) @> x AND x <= 10;
+DELETE FROM ps_part WHERE (SELECT f FROM ps_inh_f) @> x AND x <= 10;
+SELECT count(*), min(x) FROM ps_part;
+-- the members of a UNION ALL
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM (SELECT x FROM ps_part1 UNION ALL SELECT x FROM ps_child) s
+WHERE (SELECT f FROM ps_inh_f) @> x;
+SELECT count(*) FILTER (WHERE x <= 100) AS members FROM (SELECT x FROM ps_part1 UNION ALL SELECT x FROM ps_child) s
+WHERE (SELECT f FROM ps_inh_f) @> x;
+-- not for a sample scan, a foreign table, nor a table of another access
+-- method than heap (even one that is heap under another name)
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM ps_child TABLESAMPLE SYSTEM (100) WHERE (SELECT f FROM ps_inh_f) @> x;
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS file_fdw;
+RESET client_min_messages;
+CREATE SERVER ps_files FOREIGN DATA WRAPPER file_fdw;
+CREATE FOREIGN TABLE ps_foreign (x int) SERVER ps_files OPTIONS (filename '/dev/null');
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM ps_foreign WHERE (SELECT f FROM ps_inh_f) @> x;
+DROP SERVER ps_files CASCADE;
+CREATE ACCESS METHOD ps_heap_alias TYPE TABLE HANDLER heap_tableam_handler;
+CREATE TABLE ps_other_am (x int) USING ps_heap_alias;
+INSERT INTO ps_other_am SELECT generate_series(1, 1000);
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM ps_other_am WHERE (SELECT f FROM ps_inh_f) @> x;
+DROP TABLE ps_other_am;
+DROP ACCESS METHOD ps_heap_alias;
+DROP TABLE ps_parent, ps_child, ps_part, ps_inh_f;
+
+-- reading ahead shows nothing.  Quals before the filter test that can fail
+-- or be seen wait for the row's turn (Filter In Turn); only silent ones
+-- (leakproof functions of columns and constants) are tested as rows are
+-- read ahead (Filter First), and only while every qual before them is
+-- silent too.  Row 5 divides by zero, rows 2, 4, 6... are in the filter.
+CREATE TABLE ps_r1 AS SELECT i AS id, i % 1000 AS x FROM generate_series(1, 20000) i;
+CREATE TABLE ps_r1f AS SELECT bloomfilter_agg(g, 1000, 0.01) AS f FROM generate_series(0, 998, 2) g;
+ANALYZE ps_r1;
+CREATE SEQUENCE ps_seq;
+CREATE FUNCTION ps_count_call(int) RETURNS boolean
+LANGUAGE plpgsql VOLATILE COST 0.001 AS $$ BEGIN PERFORM nextval('ps_seq'); RETURN true; END $$;
+EXPLAIN (COSTS OFF)
+SELECT id FROM ps_r1 WHERE 10/(x-5) <> 0 AND (SELECT f FROM ps_r1f) @> x LIMIT 1;
+EXPLAIN (COSTS OFF)
+SELECT id FROM ps_r1 WHERE x <= 100 AND 10/(x-5) <> 0 AND (SELECT f FROM ps_r1f) @> x LIMIT 1;
+EXPLAIN (COSTS OFF)
+SELECT id FROM ps_r1 WHERE ps_count_call(x) AND x <= 100 AND (SELECT f FROM ps_r1f) @> x;
+-- a qual that fails on a row the plain scan never reaches
+SELECT id FROM ps_r1 WHERE 10/(x-5) <> 0 AND (SELECT f FROM ps_r1f) @> x LIMIT 1;
+SELECT id FROM ps_r1 WHERE x <= 100 AND 10/(x-5) <> 0 AND (SELECT f FROM ps_r1f) @> x LIMIT 1;
+SELECT EXISTS (SELECT FROM ps_r1 WHERE 10/(x-5) <> 0 AND (SELECT f FROM ps_r1f) @> x);
+BEGIN;
+DECLARE ps_c CURSOR FOR SELECT id FROM ps_r1 WHERE 10/(x-5) <> 0 AND (SELECT f FROM ps_r1f) @> x;
+FETCH 2 FROM ps_c;
+CLOSE ps_c;
+COMMIT;
+-- a prepared statement's generic plan: the filter is a parameter, and a
+-- qual with a parameter waits for the row's turn
+SET plan_cache_mode = force_generic_plan;
+PREPARE ps_prep(bloomfilter, int) AS
+SELECT id FROM ps_r1 WHERE 10/(x-$2) <> 0 AND x <= 100 AND $1 @> x LIMIT 1;
+EXPLAIN (COSTS OFF) EXECUTE ps_prep(bloomfilter_add(bloomfilter_create(1000), 3), 5);
+EXECUTE ps_prep(bloomfilter_add(bloomfilter_create(1000), 3), 5);
+EXECUTE ps_prep(bloomfilter_add(bloomfilter_create(1000), 7), 9);
+DEALLOCATE ps_prep;
+RESET plan_cache_mode;
+-- a volatile qual runs exactly as often, with the scan on and off
+CREATE FUNCTION ps_calls(q text, prefetch bool) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	r text;
+BEGIN
+	PERFORM setval('ps_seq', 1, false);
+	PERFORM set_config('bloomfilter.prefetch_scan', prefetch::text, true);
+	EXECUTE format('SELECT string_agg(x::text, '','') FROM (%s) AS s(x)', q) INTO r;
+	RETURN coalesce(r, '-') || ' / calls: ' ||
+		   (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ps_seq);
+END
+$$;
+SELECT q, ps_plan(q) AS plan, ps_calls(q, false) AS plain, ps_calls(q, true) = ps_calls(q, false) AS same
+FROM (VALUES
+	('SELECT id FROM ps_r1 WHERE nextval(''ps_seq'') > 0 AND (SELECT f FROM ps_r1f) @> x LIMIT 1'),
+	('SELECT id FROM ps_r1 WHERE x <= 100 AND nextval(''ps_seq'') > 0 AND (SELECT f FROM ps_r1f) @> x LIMIT 3'),
+	('SELECT 1 WHERE EXISTS (SELECT FROM ps_r1 WHERE ps_count_call(x) AND (SELECT f FROM ps_r1f) @> x)'),
+	-- every row, and the silent qual after the volatile one does not skip it
+	('SELECT count(*) FROM ps_r1 WHERE ps_count_call(x) AND x <= 100 AND (SELECT f FROM ps_r1f) @> x'),
+	-- a NULL filter passes no row, but the qual before it still runs on each
+	('SELECT count(*) FROM ps_r1 WHERE nextval(''ps_seq'') > 0 AND (SELECT NULL::bloomfilter) @> x'),
+	-- the filter's own subquery runs only when a row reaches the filter test
+	('SELECT count(*) FROM ps_r1 WHERE 10/(x+1) = 100 AND (SELECT f FROM ps_r1f WHERE nextval(''ps_seq'') > 0) @> x'),
+	('SELECT count(*) FROM ps_r1 WHERE x = 7 AND (SELECT f FROM ps_r1f WHERE nextval(''ps_seq'') > 0) @> x')
+) AS v(q);
+BEGIN;
+SELECT setval('ps_seq', 1, false);
+DECLARE ps_c CURSOR FOR SELECT id FROM ps_r1 WHERE nextval('ps_seq') > 0 AND (SELECT f FROM ps_r1f) @> x;
+FETCH 2 FROM ps_c;
+SELECT currval('ps_seq') AS calls_after_fetch_2;
+CLOSE ps_c;
+COMMIT;
+-- rescans: a correlated subquery and a LATERAL join, each under LIMIT,
+-- with a changing parameter; a subplan rescanned without one
+EXPLAIN (COSTS OFF)
+SELECT k, (SELECT id FROM ps_r1 WHERE 10/(x-5) <> 0 AND (SELECT f FROM ps_r1f) @> x AND id > k LIMIT 1)
+FROM generate_series(0, 3) k;
+SELECT k, (SELECT id FROM ps_r1 WHERE 10/(x-5) <> 0 AND (SELECT f FROM ps_r1f) @> x AND id > k LIMIT 1)
+FROM generate_series(0, 3) k;
+SELECT v.k, s.id FROM (VALUES (0), (1), (2), (3)) v(k),
+	LATERAL (SELECT id FROM ps_r1 WHERE 10/(x-5) <> 0 AND (SELECT f FROM ps_r1f) @> x AND id > v.k LIMIT 1) s;
+SET enable_material = off;
+EXPLAIN (COSTS OFF)
+SELECT k, k <= ALL (SELECT id FROM ps_r1 WHERE 10/(x-5) <> 0 AND (SELECT f FROM ps_r1f) @> x LIMIT 1)
+FROM generate_series(1, 3) k;
+SELECT k, k <= ALL (SELECT id FROM ps_r1 WHERE 10/(x-5) <> 0 AND (SELECT f FROM ps_r1f) @> x LIMIT 1)
+FROM generate_series(1, 3) k;
+RESET enable_material;
+DROP TABLE ps_r1, ps_r1f;
+DROP FUNCTION ps_calls(text, bool);
+DROP FUNCTION ps_count_call(int);
+DROP FUNCTION ps_plan(text);
+DROP SEQUENCE ps_seq;
 
 -- a corrupt filter is refused as the qual would refuse it
 -- ERROR:  invalid binary data ... (the cast), and the scan never sees it

@@ -6,15 +6,25 @@
  * scalar subquery run once), costs one cache miss per row: the executor
  * needs each row's answer before it reads the next row, so a plain qual
  * cannot overlap one row's miss with the work of the next.  This custom
- * scan can: it reads rows a few ahead of the one it returns,
- * hashes each row's element as it is read and prefetches the block the
- * test will touch, and tests the row when it leaves the queue, by which
- * time the block has arrived.  Quals the planner orders before the filter
- * test are tested as each row is read (only the rows they pass are
- * hashed); the quals after it, the projection and everything else are
- * those of a sequential scan.
+ * scan can: it reads rows a few ahead of the one it returns, hashes each
+ * row's element as it is read and prefetches the block the test will touch,
+ * and tests the row when it leaves the queue, by which time the block has
+ * arrived.
  *
- * set_rel_pathlist_hook offers it for a table whose restriction list has
+ * Reading ahead must not show: with the scan on, a query's rows, errors and
+ * side effects are those of the sequential scan, however few of its rows the
+ * query takes (LIMIT, EXISTS, a cursor fetched in part, a rescan).  So a row
+ * read ahead is only fetched, tested against the quals before the filter
+ * test that can neither fail nor be seen (leakproof, not volatile, no
+ * subquery or executor parameter), and hashed: the element is a column of a
+ * type hashed without calling any SQL function (integers, text, varchar,
+ * bytea, char(n), uuid).  Everything else happens at the row's turn, in the
+ * plain qual's order: the other quals before the filter test, the filter's
+ * own evaluation (on the first row that reaches it), the test, the quals
+ * after it and the projection.
+ *
+ * set_rel_pathlist_hook offers it for a heap table (not an inheritance
+ * parent, whose children get their own paths) whose restriction list has
  * such a clause, at a little less than the sequential scan's cost; the
  * clause then leaves the plan's qual and the scan evaluates it.  The
  * operator's restriction estimator lives in this library, so the library
@@ -24,24 +34,28 @@
 #include "bloomfilter.h"
 
 #include "access/relscan.h"
+#include "access/table.h"
 #include "access/tableam.h"
+#include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_proc.h"
+#include "commands/explain.h"
 #include "executor/executor.h"
+#include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
-#include "miscadmin.h"
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
-#include "parser/parsetree.h"
-#include "utils/guc.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
 #include "utils/ruleutils.h"
-#include "commands/explain.h"
 
 /* Slots of the ring of rows read ahead: the most rows read ahead */
 #define PREFETCH_RING	16
@@ -67,27 +81,30 @@ typedef struct PrefetchScanState
 	CustomScanState css;
 	Expr	   *clause;			/* the filter test, for EXPLAIN */
 	ExprState  *filter_expr;	/* the filter, evaluated once per scan */
-	ExprState  *elem_expr;		/* the element, per row */
-	ExprState  *before;			/* quals tested before the filter, or NULL */
-	AttrNumber	elem_attno;		/* or the column it is, when it is one */
+	ExprState  *ahead;			/* quals before the test, tested as a row is
+								 * read ahead (they cannot fail or be seen),
+								 * or NULL */
+	ExprState  *in_turn;		/* the rest of them, tested at the row's
+								 * turn, or NULL */
+	AttrNumber	elem_attno;		/* the element's column */
 	ElementHasher hasher;
+	MemoryContext hash_cxt;		/* a detoasted element, reset per row */
 	bool		have_filter;	/* filter evaluated for this scan */
 	bool		filter_null;	/* ... and NULL: no row passes */
 	FilterBuf	filter;			/* aligned copy of the filter */
 	TableScanDesc scan;
-	TupleTableSlot *fetched;	/* what the table AM returns a row in */
-	bool		own_headers;	/* heap slots: rows straight into the ring */
 	bool		eof;
 	int			depth;			/* rows read ahead, for this filter */
 	TupleTableSlot *ring[PREFETCH_RING];
-	/* each row's hash, its halves apart (see read_ahead) */
+	/* each row's hash, its halves apart (see hash_row) */
 	uint64		hash_lo[PREFETCH_RING];
 	uint64		hash_hi[PREFETCH_RING];
 	bool		elem_null[PREFETCH_RING];
 	int			head;
 	int			count;
 	double		removed;		/* rows the filter test refused */
-	double		removed_first;	/* rows 'before' refused */
+	double		removed_ahead;	/* rows 'ahead' refused */
+	double		removed_in_turn;	/* rows 'in_turn' refused */
 } PrefetchScanState;
 
 static Plan *plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel,
@@ -137,13 +154,53 @@ static const CustomExecMethods exec_methods = {
  * ---------------------------------------------------------------------- */
 
 /*
+ * The column an element is, or NULL: a Var of the scanned table, seen
+ * through a binary-compatible relabelling (varchar or a domain as text), a
+ * widening integer cast (integers of every width hash alike) or char(n)
+ * cast to text (its rtrim gives the bytes that hashing the char(n) value
+ * itself takes).  Only a type whose hash calls no SQL function (its bytes,
+ * as element.c takes them) qualifies.
+ */
+static Var *
+element_column(Expr *elem)
+{
+	Var		   *var;
+	ElementHasher eh;
+
+	for (;;)
+	{
+		if (IsA(elem, RelabelType))
+			elem = ((RelabelType *) elem)->arg;
+		else if (IsA(elem, FuncExpr) &&
+				 list_length(((FuncExpr *) elem)->args) == 1 &&
+				 (((FuncExpr *) elem)->funcid == F_TEXT_BPCHAR ||
+				  ((FuncExpr *) elem)->funcid == F_INT4_INT2 ||
+				  ((FuncExpr *) elem)->funcid == F_INT8_INT2 ||
+				  ((FuncExpr *) elem)->funcid == F_INT8_INT4))
+			elem = linitial(((FuncExpr *) elem)->args);
+		else
+			break;
+	}
+	if (!IsA(elem, Var))
+		return NULL;
+	var = (Var *) elem;
+	if (var->varattno <= 0 || var->varlevelsup != 0)
+		return NULL;
+	element_hasher_init(&eh, var->vartype, CurrentMemoryContext);
+	if (eh.kind != ELEM_INTEGER && eh.kind != ELEM_BYTES &&
+		eh.kind != ELEM_BPCHAR && eh.kind != ELEM_UUID)
+		return NULL;
+	return var;
+}
+
+/*
  * If 'clause' is  filter @> elem  or  elem <@ filter  with one of this
  * library's functions, a filter fixed for the scan (no Vars, nothing
- * volatile, no subplan run per row) and an element that is not itself a
- * filter, sets *filter and *elem.
+ * volatile, no subplan run per row) and an element that is a column
+ * element_column takes, sets *filter and *elem (the column).
  */
 static bool
-match_clause(Expr *clause, Expr **filter, Expr **elem)
+match_clause(Expr *clause, Expr **filter, Var **elem)
 {
 	OpExpr	   *op;
 	FmgrInfo	finfo;
@@ -163,15 +220,12 @@ match_clause(Expr *clause, Expr **filter, Expr **elem)
 	else
 		return false;
 	*filter = (Expr *) list_nth(op->args, filter_arg);
-	*elem = (Expr *) list_nth(op->args, 1 - filter_arg);
 	if (contain_var_clause((Node *) *filter) ||
 		contain_volatile_functions((Node *) *filter) ||
-		contain_subplans((Node *) *filter) ||
-		contain_volatile_functions((Node *) *elem) ||
-		contain_subplans((Node *) *elem) ||
-		exprType((Node *) *elem) == exprType((Node *) *filter))
+		contain_subplans((Node *) *filter))
 		return false;
-	return true;
+	*elem = element_column((Expr *) list_nth(op->args, 1 - filter_arg));
+	return *elem != NULL;
 }
 
 /*
@@ -192,14 +246,69 @@ find_clause(RelOptInfo *rel)
 	foreach(lc, rel->baserestrictinfo)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-		Expr	   *filter,
-				   *elem;
+		Expr	   *filter;
+		Var		   *elem;
 
 		if (!rinfo->pseudoconstant &&
 			match_clause(rinfo->clause, &filter, &elem))
 			return rinfo;
 	}
 	return NULL;
+}
+
+/* A function a silent qual may not call: one that may fail or be seen */
+static bool
+loud_function(Oid funcid, void *context)
+{
+	return !get_func_leakproof(funcid) ||
+		func_volatile(funcid) == PROVOLATILE_VOLATILE;
+}
+
+/*
+ * Whether evaluating 'node' could fail or be observed, for any row: true
+ * unless it is made only of columns, constants, boolean logic, NULL tests,
+ * relabellings and calls of leakproof functions that are not volatile.  A
+ * parameter is loud too: an executor parameter may run an initplan, and an
+ * external one may raise an error (a PL/pgSQL record not yet assigned).
+ */
+static bool
+loud_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_List:
+		case T_BoolExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+		case T_RelabelType:
+			break;
+		case T_ScalarArrayOpExpr:
+			{
+				ScalarArrayOpExpr *saop = (ScalarArrayOpExpr *) node;
+
+				/* a hashed  x IN (...)  calls its hash functions as well */
+				if ((OidIsValid(saop->hashfuncid) &&
+					 loud_function(saop->hashfuncid, NULL)) ||
+					(OidIsValid(saop->negfuncid) &&
+					 loud_function(saop->negfuncid, NULL)))
+					return true;
+			}
+			/* FALLTHROUGH */
+		case T_FuncExpr:
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+			if (check_functions_in_node(node, loud_function, NULL))
+				return true;
+			break;
+		default:
+			return true;
+	}
+	return expression_tree_walker(node, loud_walker, context);
 }
 
 /*
@@ -232,6 +341,23 @@ add_path_like_seqscan(PlannerInfo *root, RelOptInfo *rel, int workers)
 		add_path(rel, &cpath->path);
 }
 
+/* Whether a table is stored by the heap access method, which the scan reads */
+static bool
+is_heap_table(Oid relid)
+{
+	Relation	rel = table_open(relid, NoLock);	/* the planner's lock */
+	bool		heap = rel->rd_rel->relam == HEAP_TABLE_AM_OID;
+
+	table_close(rel, NoLock);
+	return heap;
+}
+
+/*
+ * Offers the scan for a plain table scanned on its own: not for an
+ * inheritance parent or partitioned table (rte->inh: the hook sees the
+ * appendrel itself after its children, which get paths of their own), a
+ * foreign table, a sample scan or a table of another access method.
+ */
 static void
 add_prefetch_path(PlannerInfo *root, RelOptInfo *rel, Index rti,
 				  RangeTblEntry *rte)
@@ -241,9 +367,11 @@ add_prefetch_path(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (!prefetch_scan_enabled ||
 		(rel->reloptkind != RELOPT_BASEREL &&
 		 rel->reloptkind != RELOPT_OTHER_MEMBER_REL) ||
-		rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
+		rte->rtekind != RTE_RELATION || rte->inh ||
+		rte->tablesample != NULL ||
 		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
-		rel->lateral_relids != NULL || find_clause(rel) == NULL)
+		rel->lateral_relids != NULL || find_clause(rel) == NULL ||
+		!is_heap_table(rte->relid))
 		return;
 
 	add_path_like_seqscan(root, rel, 0);
@@ -267,10 +395,11 @@ prefetch_pathlist_hook(PlannerInfo *root, RelOptInfo *rel, Index rti,
 }
 
 /*
- * The plan: the scan's own clause goes to custom_exprs (filter, element,
- * the whole clause for EXPLAIN), followed by the clauses the planner orders
- * before it (cheaper ones: the scan tests them as it reads a row, and hashes
- * only the rows that pass); the clauses after it stay in the qual.
+ * The plan: the scan's own clause goes to custom_exprs (filter, element
+ * column, the whole clause for EXPLAIN), followed by the clauses the planner
+ * orders before it (cheaper ones), of which custom_private (an Integer node)
+ * counts those tested as a row is read ahead: the leading ones that are
+ * silent.  The clauses after it stay in the qual.
  */
 static Plan *
 plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
@@ -281,9 +410,11 @@ plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *before = NIL,
 			   *after = NIL;
 	bool		seen = false;
+	bool		silent = true;
+	int			ahead = 0;
 	ListCell   *lc;
-	Expr	   *filter,
-			   *elem;
+	Expr	   *filter;
+	Var		   *elem;
 
 	Assert(mine != NULL);
 	(void) match_clause(mine->clause, &filter, &elem);
@@ -296,8 +427,13 @@ plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			seen = true;
 		else if (seen)
 			after = lappend(after, rinfo);
-		else
+		else if (!rinfo->pseudoconstant)
+		{
 			before = lappend(before, rinfo);
+			silent = silent && !loud_walker((Node *) rinfo->clause, NULL);
+			if (silent)
+				ahead++;
+		}
 	}
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = extract_actual_clauses(after, false);
@@ -305,6 +441,7 @@ plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_exprs = list_concat(list_make3(filter, elem, mine->clause),
 									  extract_actual_clauses(before, false));
+	cscan->custom_private = list_make1(makeInteger(ahead));
 	cscan->methods = &scan_methods;
 	return &cscan->scan.plan;
 }
@@ -330,7 +467,9 @@ begin_prefetch_scan(CustomScanState *node, EState *estate, int eflags)
 	PrefetchScanState *ps = (PrefetchScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	Relation	rel = node->ss.ss_currentRelation;
-	Expr	   *elem = lsecond(cscan->custom_exprs);
+	Var		   *elem = lsecond_node(Var, cscan->custom_exprs);
+	List	   *before = list_copy_tail(cscan->custom_exprs, 3);
+	int			ahead = intVal(linitial(cscan->custom_private));
 	int			i;
 
 	/*
@@ -345,22 +484,26 @@ begin_prefetch_scan(CustomScanState *node, EState *estate, int eflags)
 	ExecAssignScanProjectionInfoWithVarno(&node->ss, cscan->scan.scanrelid);
 
 	ps->filter_expr = ExecInitExpr(linitial(cscan->custom_exprs), &node->ss.ps);
-	ps->elem_expr = ExecInitExpr(elem, &node->ss.ps);
-	if (IsA(elem, Var) && ((Var *) elem)->varattno > 0)
-		ps->elem_attno = ((Var *) elem)->varattno;
+	ps->elem_attno = elem->varattno;
 	ps->clause = lthird(cscan->custom_exprs);
-	ps->before = ExecInitQual(list_copy_tail(cscan->custom_exprs, 3),
-							  &node->ss.ps);
+	ps->ahead = ExecInitQual(list_truncate(list_copy(before), ahead),
+							 &node->ss.ps);
+	ps->in_turn = ExecInitQual(list_copy_tail(before, ahead), &node->ss.ps);
 	ps->depth = PREFETCH_NEAR;
-	element_hasher_init(&ps->hasher, exprType((Node *) elem),
-						estate->es_query_cxt);
-	ps->fetched = table_slot_create(rel, &estate->es_tupleTable);
-	ps->own_headers = ps->fetched->tts_ops == &TTSOpsBufferHeapTuple;
+	element_hasher_init(&ps->hasher, elem->vartype, estate->es_query_cxt);
+	ps->hash_cxt = AllocSetContextCreate(estate->es_query_cxt,
+										 "bloomfilter prefetch row",
+										 ALLOCSET_DEFAULT_SIZES);
+	/* heap slots: each keeps its own copy of the tuple header (read_row) */
 	for (i = 0; i < PREFETCH_RING; i++)
 		ps->ring[i] = table_slot_create(rel, &estate->es_tupleTable);
+	Assert(ps->ring[0]->tts_ops == &TTSOpsBufferHeapTuple);
 }
 
-/* The filter of this scan, evaluated and copied once */
+/*
+ * The filter of this scan, evaluated and copied once, when the first row
+ * reaches the filter test, as the plain qual evaluates it
+ */
 static void
 load_filter(PrefetchScanState *ps)
 {
@@ -375,9 +518,9 @@ load_filter(PrefetchScanState *ps)
 	ResetExprContext(econtext);
 	ps->have_filter = true;
 	/*
-	 * The ring is empty here (this runs before the scan's first row): its
-	 * first 'depth' slots are used, so that a near filter's scan cycles
-	 * through fewer slots (and fewer cache lines) too.
+	 * The ring is empty here (rows are read ahead only once the filter is
+	 * known): its first 'depth' slots are used, so that a near filter's scan
+	 * cycles through fewer slots (and fewer cache lines) too.
 	 */
 	Assert(ps->count == 0);
 	ps->head = 0;
@@ -386,85 +529,115 @@ load_filter(PrefetchScanState *ps)
 		PREFETCH_FAR : PREFETCH_NEAR;
 }
 
-/* Reads one row into the ring's next place, hashing and prefetching it */
+/*
+ * The next row of the table into 'slot', or false at its end.  The heap AM
+ * returns each row as a reference to the tuple header in its scan
+ * descriptor, which the next row overwrites: a ring slot keeps a copy of
+ * that header (the buffer stays pinned by the slot).
+ */
+static inline bool
+read_row(PrefetchScanState *ps, TupleTableSlot *slot)
+{
+	HeapTupleTableSlot *hslot = (HeapTupleTableSlot *) slot;
+
+	if (!table_scan_getnextslot(ps->scan, ForwardScanDirection, slot))
+		return false;
+	if (hslot->tuple != &hslot->tupdata)
+	{
+		hslot->tupdata = *hslot->tuple;
+		hslot->tuple = &hslot->tupdata;
+	}
+	return true;
+}
+
+/* Whether the row in 'slot' passes 'qual' (NULL: no qual) */
+static inline bool
+passes(PrefetchScanState *ps, ExprState *qual, TupleTableSlot *slot,
+	   double *removed)
+{
+	ExprContext *econtext = ps->css.ss.ps.ps_ExprContext;
+	bool		pass;
+
+	if (qual == NULL)
+		return true;
+	econtext->ecxt_scantuple = slot;
+	pass = ExecQual(qual, econtext);
+	ResetExprContext(econtext);
+	if (!pass)
+		(*removed)++;
+	return pass;
+}
+
+/*
+ * Hashes the element of the row in 'slot' into ring place 'at' and
+ * prefetches its block.  The column's value is read, detoasted if need be
+ * (in a context reset before the next row) and hashed; no SQL function runs.
+ */
+static inline void
+hash_row(PrefetchScanState *ps, TupleTableSlot *slot, int at)
+{
+	Datum		d = slot_getattr(slot, ps->elem_attno, &ps->elem_null[at]);
+	MemoryContext old;
+	bf_hash		h;
+
+	if (ps->elem_null[at])
+		return;
+	old = MemoryContextSwitchTo(ps->hash_cxt);
+	h = element_hash(&ps->hasher, d, ps->filter.view.seed);
+	MemoryContextSwitchTo(old);
+	if (!ps->hash_cxt->isReset)
+		MemoryContextReset(ps->hash_cxt);
+
+	/*
+	 * Kept as two arrays: compilers copy a bf_hash just returned in two
+	 * registers as one 16-byte load of the two 8-byte halves they had
+	 * stored, a load that waits for the stores to retire.
+	 */
+	ps->hash_lo[at] = h.lo;
+	ps->hash_hi[at] = h.hi;
+	bf_prefetch(&ps->filter.view, h);
+}
+
+/* Whether the element hashed in ring place 'at' is probably in the filter */
+static inline bool
+in_filter(PrefetchScanState *ps, int at)
+{
+	bf_hash		h;
+
+	if (ps->elem_null[at])
+		return false;
+	h.lo = ps->hash_lo[at];
+	h.hi = ps->hash_hi[at];
+	return bf_contains(&ps->filter.view, h);
+}
+
+/*
+ * Reads one row into the ring's next place, hashing and prefetching it:
+ * what may happen ahead of the row's turn.  False at the end of the table.
+ */
 static bool
 read_ahead(PrefetchScanState *ps)
 {
 	int			at = (ps->head + ps->count) % ps->depth;
 	TupleTableSlot *slot = ps->ring[at];
-	ExprContext *econtext = ps->css.ss.ps.ps_ExprContext;
-	Datum		d;
 
-	/*
-	 * The heap AM returns each row as a reference to the tuple header in its
-	 * scan descriptor, which the next row overwrites: a ring slot of the
-	 * heap's kind keeps a copy of that header (the buffer stays pinned by
-	 * the slot); another AM's row is copied from a slot of its own.
-	 */
-	TupleTableSlot *in = ps->own_headers ? slot : ps->fetched;
-
-	for (;;)
+	do
 	{
-		if (!table_scan_getnextslot(ps->scan, ForwardScanDirection, in))
+		if (!read_row(ps, slot))
 			return false;
-		if (ps->own_headers)
-		{
-			HeapTupleTableSlot *hslot = (HeapTupleTableSlot *) slot;
-
-			if (hslot->tuple != &hslot->tupdata)
-			{
-				hslot->tupdata = *hslot->tuple;
-				hslot->tuple = &hslot->tupdata;
-			}
-		}
-		if (ps->before == NULL)
-			break;
-		/* the cheaper quals first, as the planner ordered them */
-		econtext->ecxt_scantuple = in;
-		if (ExecQual(ps->before, econtext))
-		{
-			ResetExprContext(econtext);
-			break;
-		}
-		ResetExprContext(econtext);
-		ps->removed_first++;
 		CHECK_FOR_INTERRUPTS();
-	}
-	/* the filter is evaluated when there is a row to test, as a qual is */
-	if (!ps->have_filter)
-		load_filter(ps);
-	if (ps->filter_null)
-		return false;			/* no row passes */
-	if (!ps->own_headers)
-		ExecCopySlot(slot, ps->fetched);
-	if (ps->elem_attno > 0)
-		d = slot_getattr(slot, ps->elem_attno, &ps->elem_null[at]);
-	else
-	{
-		econtext->ecxt_scantuple = slot;
-		d = ExecEvalExprSwitchContext(ps->elem_expr, econtext,
-									  &ps->elem_null[at]);
-	}
-	if (!ps->elem_null[at])
-	{
-		bf_hash		h = element_hash(&ps->hasher, d, ps->filter.view.seed);
-
-		/*
-		 * Kept as two arrays: compilers copy a bf_hash just returned in two
-		 * registers as one 16-byte load of the two 8-byte halves they had
-		 * stored, a load that waits for the stores to retire.
-		 */
-		ps->hash_lo[at] = h.lo;
-		ps->hash_hi[at] = h.hi;
-		bf_prefetch(&ps->filter.view, h);
-	}
-	if (ps->elem_attno == 0)
-		ResetExprContext(econtext);
+	} while (!passes(ps, ps->ahead, slot, &ps->removed_ahead));
+	hash_row(ps, slot, at);
 	ps->count++;
 	return true;
 }
 
-/* The next row that passes the filter test, for ExecScan */
+/*
+ * The next row that passes the filter test, for ExecScan.  Until the
+ * filter is known (and while it is NULL) rows are read and tested one at a
+ * time, so that the filter is evaluated when the plain qual would evaluate
+ * it; then they are read ahead.
+ */
 static TupleTableSlot *
 next_row(ScanState *ss)
 {
@@ -475,8 +648,36 @@ next_row(ScanState *ss)
 								   ss->ps.state->es_snapshot, 0, NULL);
 	for (;;)
 	{
+		TupleTableSlot *slot;
 		int			at;
 
+		if (!ps->have_filter || ps->filter_null)
+		{
+			/*
+			 * A NULL filter passes no row; the plain qual still tests the
+			 * quals before it on every row, which matters only for those
+			 * tested in turn.
+			 */
+			if (ps->have_filter && ps->in_turn == NULL)
+				return ExecClearTuple(ss->ss_ScanTupleSlot);
+			slot = ps->ring[0];
+			if (!read_row(ps, slot))
+				return ExecClearTuple(ss->ss_ScanTupleSlot);
+			CHECK_FOR_INTERRUPTS();
+			if (!passes(ps, ps->ahead, slot, &ps->removed_ahead) ||
+				!passes(ps, ps->in_turn, slot, &ps->removed_in_turn))
+				continue;
+			if (!ps->have_filter)
+				load_filter(ps);
+			if (!ps->filter_null)
+			{
+				hash_row(ps, slot, 0);
+				if (in_filter(ps, 0))
+					return slot;
+			}
+			ps->removed++;
+			continue;
+		}
 		while (!ps->eof && ps->count < ps->depth)
 			ps->eof = !read_ahead(ps);
 		if (ps->count == 0)
@@ -484,17 +685,12 @@ next_row(ScanState *ss)
 		at = ps->head;
 		ps->head = (ps->head + 1) % ps->depth;
 		ps->count--;
-		if (!ps->elem_null[at])
-		{
-			bf_hash		h;
-
-			h.lo = ps->hash_lo[at];
-			h.hi = ps->hash_hi[at];
-			if (bf_contains(&ps->filter.view, h))
-				return ps->ring[at];
-		}
+		/* the row's turn */
+		if (!passes(ps, ps->in_turn, ps->ring[at], &ps->removed_in_turn))
+			continue;
+		if (in_filter(ps, at))
+			return ps->ring[at];
 		ps->removed++;
-		CHECK_FOR_INTERRUPTS();
 	}
 }
 
@@ -503,28 +699,19 @@ static bool
 recheck_row(ScanState *ss, TupleTableSlot *slot)
 {
 	PrefetchScanState *ps = (PrefetchScanState *) ss;
-	ExprContext *econtext = ss->ps.ps_ExprContext;
-	bool		isnull;
-	Datum		d;
-	bool		pass;
+	double		ignored;
 
-	econtext->ecxt_scantuple = slot;
-	if (ps->before && !ExecQual(ps->before, econtext))
-	{
-		ResetExprContext(econtext);
+	if (!passes(ps, ps->ahead, slot, &ignored) ||
+		!passes(ps, ps->in_turn, slot, &ignored))
 		return false;
-	}
 	if (!ps->have_filter)
 		load_filter(ps);
 	if (ps->filter_null)
 		return false;
-	econtext->ecxt_scantuple = slot;
-	d = ExecEvalExprSwitchContext(ps->elem_expr, econtext, &isnull);
-	pass = !isnull &&
-		bf_contains(&ps->filter.view,
-					element_hash(&ps->hasher, d, ps->filter.view.seed));
-	ResetExprContext(econtext);
-	return pass;
+	/* (an EvalPlanQual scan never reads ahead: its ring is unused) */
+	Assert(ps->count == 0);
+	hash_row(ps, slot, 0);
+	return in_filter(ps, 0);
 }
 
 /*
@@ -559,7 +746,6 @@ clear_ring(PrefetchScanState *ps)
 
 	for (i = 0; i < PREFETCH_RING; i++)
 		ExecClearTuple(ps->ring[i]);
-	ExecClearTuple(ps->fetched);
 	ps->head = 0;
 	ps->count = 0;
 	ps->eof = false;
@@ -630,19 +816,36 @@ initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 }
 
 static void
+explain_quals(List *quals, const char *label, List *context,
+			  ExplainState *es)
+{
+	if (quals != NIL)
+		ExplainPropertyText(label,
+							deparse_expression((Node *) make_ands_explicit(quals),
+											   context, es->verbose, false),
+							es);
+}
+
+/*
+ * Filter First: the quals tested as rows are read ahead; Filter In Turn:
+ * the quals before the filter test that wait for the row's turn.
+ */
+static void
 explain_prefetch_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	PrefetchScanState *ps = (PrefetchScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *before = list_copy_tail(cscan->custom_exprs, 3);
+	int			ahead = intVal(linitial(cscan->custom_private));
+	Instrumentation *instr = node->ss.ps.instrument;
 	List	   *context;
 
 	context = set_deparse_context_plan(es->deparse_cxt,
 									   node->ss.ps.plan, ancestors);
-	if (list_length(cscan->custom_exprs) > 3)
-		ExplainPropertyText("Filter First",
-							deparse_expression((Node *) make_ands_explicit(list_copy_tail(cscan->custom_exprs, 3)),
-											   context, es->verbose, false),
-							es);
+	explain_quals(list_truncate(list_copy(before), ahead), "Filter First",
+				  context, es);
+	explain_quals(list_copy_tail(before, ahead), "Filter In Turn",
+				  context, es);
 	ExplainPropertyText("Bloom Filter",
 						deparse_expression((Node *) ps->clause, context,
 										   es->verbose, false),
@@ -650,14 +853,16 @@ explain_prefetch_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyInteger("Rows Read Ahead", NULL, ps->depth, es);
 	/* (a parallel scan's workers keep their counts to themselves) */
 	if (es->analyze && !node->ss.ps.plan->parallel_aware &&
-		node->ss.ps.instrument && node->ss.ps.instrument->nloops > 0)
+		instr && instr->nloops > 0)
 	{
-		if (list_length(cscan->custom_exprs) > 3)
+		if (ahead > 0)
 			ExplainPropertyFloat("Rows Removed by Filter First", NULL,
-								 ps->removed_first / node->ss.ps.instrument->nloops,
-								 0, es);
+								 ps->removed_ahead / instr->nloops, 0, es);
+		if (list_length(before) > ahead)
+			ExplainPropertyFloat("Rows Removed by Filter In Turn", NULL,
+								 ps->removed_in_turn / instr->nloops, 0, es);
 		ExplainPropertyFloat("Rows Removed by Bloom Filter", NULL,
-							 ps->removed / node->ss.ps.instrument->nloops, 0, es);
+							 ps->removed / instr->nloops, 0, es);
 	}
 }
 
