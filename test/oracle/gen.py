@@ -84,7 +84,7 @@ class Gen:
     def rel(self, allowed=None):
         weights = [('t', 35), ('ip', 0 if 'inherit' in self.skip else 10), ('ONLY ip', 4),
                    ('pt', 12), ('rt', 7), ('mv', 5), ('tl', 8),
-                   ('te', 0 if 'toast' in self.skip else 8)]
+                   ('te', 0 if 'toast' in self.skip else 8), ('tm', 6), ('sbv', 3)]
         if allowed is not None:
             weights = [(x, w) for x, w in weights if x in allowed]
         r = self.pick(weights)
@@ -95,6 +95,8 @@ class Gen:
     def filter_src(self, rel, col):
         if rel in ('tl', 'te') and col in ('tx', 'by'):
             return rel
+        if col in ('d', 'dt'):
+            return 'tm'
         return 't'
 
     def filter_expr(self, rel, col, variant=None, allow_null=True):
@@ -190,6 +192,12 @@ class Gen:
                 f"{al}.id, {self.elem_expr(al, 'a')} <@ {self.filter_expr(rel, 'a', allow_null=False)}"]
         if rel == 't':
             opts.append(f"{al}.id, {al}.by, {al}.u, {al}.n, {al}.arr, {al}.bp")
+        if rel not in ('sbv',):
+            # system columns and the whole row (a child's converted to the parent's type)
+            opts += [f"{al}.tableoid::regclass::text, {al}.ctid, {al}.id",
+                     f"{al}::text", f"{al}.id, length({al}::text)"]
+        if rel == 'tm':
+            opts.append(f"{al}.id, {al}.d, {al}.dt")
         if rel in ('tl', 'te'):
             opts.append(f"{al}.id, {al}.kind, md5({al}.tx), md5({al}.by)")
         return self.r.choice(opts)
@@ -351,7 +359,7 @@ def build(g, q):
             sql += f" LIMIT {r.choice([1, 3, 10])}"
         q.stmts = [sql]
     elif shape == 'dml':
-        rel = g.rel(allowed={'t', 'ip', 'pt', 'rt', 'tl', 'te'})
+        rel = g.rel(allowed={'t', 'ip', 'pt', 'rt', 'tl', 'te', 'tm'})
         w = g.where(rel, 'r')
         form = r.choice(['update', 'delete', 'insert', 'update_from', 'cte'])
         target = rel
@@ -482,12 +490,30 @@ def build_agg(g, q):
                           'card': f"round(bloomfilter_cardinality({call}))"}[wrap])
     if r.random() < 0.1:
         items.append("count(*)")
+    if r.random() < 0.05:
+        items.append("row_number() OVER ()")
     having = ""
     if r.random() < 0.15:
         having = " HAVING " + r.choice([f"{calls[0][0]} IS NOT NULL", f"{calls[0][0]} @> 42",
                                         "count(*) > 10"])
         wrapped = wrapped or calls[0][1]
-    q.stmts = [f"SELECT {', '.join(items)} FROM {frm} WHERE {w}{having}"]
+    sql = f"SELECT {', '.join(items)} FROM {frm} WHERE {w}{having}"
+    form = g.pick([('plain', 80), ('group_empty', 4), ('rollup', 3), ('distinct', 3),
+                   ('subquery', 4), ('cte', 3), ('union', 3)])
+    if form == 'group_empty':
+        sql = f"SELECT {', '.join(items)} FROM {frm} WHERE {w} GROUP BY (){having}"
+    elif form == 'rollup':
+        sql = f"SELECT {', '.join(items)} FROM {frm} WHERE {w} GROUP BY ROLLUP (r.k){having}"
+        wrapped = True
+    elif form == 'distinct':
+        sql = f"SELECT DISTINCT {', '.join(items)} FROM {frm} WHERE {w}{having}"
+    elif form == 'subquery':
+        sql = f"SELECT x.* FROM ({sql} OFFSET 0) x"
+    elif form == 'cte':
+        sql = f"WITH x AS MATERIALIZED ({sql}) SELECT * FROM x"
+    elif form == 'union':
+        sql = f"{sql} UNION ALL {sql}"
+    q.stmts = [sql]
     if wrapped:
         q.serial_only = True
     elif members:
