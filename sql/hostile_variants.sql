@@ -327,7 +327,11 @@ SELECT h.id, h.what,
        (bloomfilter_info(f)).bytes = octet_length(h.bytes) AS info,
        bloomfilter_cardinality(f) >= 0 AS cardinality,
        (f || 'new'::text) @> 'new'::text AS add,
-       bloomfilter_add_all(f, ARRAY(SELECT generate_series(1, 50))) @> 50 AS add_all_grows,
+       -- a cuckoo element whose fingerprint fills both its buckets (all
+       -- slots alike) cannot be stored once more: refused with 54000
+       CASE WHEN hv_try(format('SELECT bloomfilter_add_all(%L::bytea::bloomfilter, ARRAY(SELECT generate_series(1, 50)))',
+                               h.bytes)) LIKE '54000 %' THEN h.variant = 'cuckoo'
+            ELSE bloomfilter_add_all(f, ARRAY(SELECT generate_series(1, 50))) @> 50 END AS add_all_grows,
        bloomfilter_contains_any(f, ARRAY[1, 42]) IS NOT NULL AS contains_any,
        (f | f) @> 'new'::text IS NOT NULL AS self_union,
        f::text::bloomfilter = f AS text_round_trip,

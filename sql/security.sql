@@ -262,11 +262,13 @@ SELECT v AS variant,
                | bloomfilter_add_all(bloomfilter_create(500, 0.01, v), ARRAY(SELECT generate_series(251, 500))))::bytea)
            AS union_of_halves
 FROM unnest('{blocked,classic,counting}'::text[]) AS v ORDER BY v;
+-- (a cuckoo aggregate builds a set, add_all stores a copy per addition:
+-- they differ where fingerprints collide; variant_cuckoo shows it)
 SELECT v AS variant,
        (SELECT md5(bloomfilter_agg(i, 37, 0.01, v ORDER BY i)::bytea) FROM generate_series(1, 500) AS i)
          = md5(bloomfilter_add_all(bloomfilter_create(37, 0.01, v), ARRAY(SELECT generate_series(1, 500)))::bytea)
            AS aggregate_equals_add_all
-FROM unnest('{scalable,cuckoo}'::text[]) AS v ORDER BY v;
+FROM unnest('{scalable}'::text[]) AS v ORDER BY v;
 
 -- what a statement raises: SQLSTATE and detail
 CREATE FUNCTION sec_err(stmt text) RETURNS text

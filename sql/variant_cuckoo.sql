@@ -59,6 +59,9 @@ FROM (VALUES (1, 4), (100, 8), (1000, 12), (4096, 32)) AS x(b, h),
 SELECT cuckoo_sqlstate($$SELECT bloomfilter_create_bits(1000, 3, 'cuckoo')$$) AS f_3,
 	cuckoo_sqlstate($$SELECT bloomfilter_create_bits(1000, 33, 'cuckoo')$$) AS f_33,
 	cuckoo_sqlstate($$SELECT bloomfilter_create(1000000000, 0.01, 'cuckoo')$$) AS too_large;
+-- past 1 GB from a bit count, the error says how large the filter would be
+-- ERROR:  bloomfilter would exceed the 1 GB limit of one value
+SELECT bloomfilter_create_bits(8589934000, 8, 'cuckoo');
 
 --
 -- the data: 10000 md5 strings at 1 % and 0.1 %, halves of them, and a
@@ -98,11 +101,14 @@ SELECT bloomfilter_contains(whole, md5('1')) AS fn_contains,
 	bloomfilter_contains_any(whole, ARRAY['absent', 'gone']) AS contains_any_absent
 FROM cuckoo_f;
 
--- the aggregate, add_all and || build the same bytes (in the same order)
-SELECT whole::bytea = bloomfilter_add_all(bloomfilter_create(10000, 0.01, 'cuckoo'),
-		ARRAY(SELECT md5(i::text) FROM generate_series(1, 10000) AS i))::bytea AS agg_is_add_all,
-	overfull::bytea = bloomfilter_add_all(bloomfilter_create(1000, 0.01, 'cuckoo'),
-		ARRAY(SELECT md5(i::text) FROM generate_series(1, 10000) AS i))::bytea AS grown_agg_is_add_all
+-- the aggregate builds a set: each row again changes nothing; add_all
+-- stores one copy per addition, so it differs where an element's
+-- fingerprint was in its buckets already (as that of another element)
+SELECT whole::bytea = (SELECT bloomfilter_agg(md5(i::text), 10000, 0.01, 'cuckoo' ORDER BY i, r)
+		FROM generate_series(1, 10000) AS i, generate_series(1, 3) AS r)::bytea AS rows_thrice_same,
+	whole::bytea <> bloomfilter_add_all(bloomfilter_create(10000, 0.01, 'cuckoo'),
+		ARRAY(SELECT md5(i::text) FROM generate_series(1, 10000) AS i))::bytea AS agg_is_not_add_all,
+	10000 - (bloomfilter_info(whole)).items_added BETWEEN 1 AND 10000 * 0.01 AS few_left_out
 FROM cuckoo_f;
 DO $$
 DECLARE
@@ -166,11 +172,23 @@ BEGIN
 	RETURN f;
 END
 $$;
-CREATE TABLE cuckoo_removed AS SELECT cuckoo_remove_even(whole) AS f FROM cuckoo_f;
+-- a filter built by additions (bloomfilter_add_all stores one copy per
+-- addition): removals take away exactly what was added
+CREATE TABLE cuckoo_removed AS
+SELECT cuckoo_remove_even(bloomfilter_add_all(bloomfilter_create(10000, 0.01, 'cuckoo'),
+		ARRAY(SELECT md5(i::text) FROM generate_series(1, 10000) AS i))) AS f,
+	cuckoo_remove_even(whole) AS from_agg
+FROM cuckoo_f;
 SELECT (bloomfilter_info(f)).items_added,
 	(SELECT count(*) FROM generate_series(1, 10000, 2) AS i WHERE NOT f @> md5(i::text)) AS odd_missing,
 	(SELECT count(*) FROM generate_series(2, 10000, 2) AS i WHERE f @> md5(i::text)) <= 50 AS even_mostly_gone,
 	(bloomfilter_info(f)).estimated_items
+FROM cuckoo_removed;
+-- the aggregate builds a set: an element whose fingerprint its buckets held
+-- already (another element's: about the false-positive rate of them) was
+-- not stored again, so removing the other one takes it away too
+SELECT (SELECT count(*) FROM generate_series(1, 10000, 2) AS i
+		WHERE NOT from_agg @> md5(i::text)) BETWEEN 1 AND 5000 * 0.01 AS agg_odd_missing_few
 FROM cuckoo_removed;
 -- the other variants refuse, naming the ones that can
 -- ERROR:  blocked filters do not support remove
@@ -271,26 +289,138 @@ SELECT translate(encode(overlay(b placing '\x03'::bytea from 65), 'base64'), E'\
 FROM cuckoo_hostile;
 
 --
--- at most 256 stages: a union of two full filters chains the stages that
--- do not fit, so f | f doubles them, and the ninth is refused (54000);
--- a header that claims 257 stages is refused whatever follows it
+-- at most 256 stages: a union of full filters of different elements chains
+-- a stage for each (at 0.01 %, few of their elements answer present
+-- already; a part that grew brings two), so a union of 200 keeps every
+-- element and one of 400 is refused (54000); a union is a set union, so
+-- f | f is f, however often; a header that claims 257 stages is refused
+-- whatever follows it
 --
+CREATE TABLE cuckoo_parts AS
+SELECT i / 100 AS part, bloomfilter_agg(i, 100, 0.0001, 'cuckoo') AS f
+FROM generate_series(0, 39999) AS i GROUP BY 1;
+SELECT (bloomfilter_info(u)).stages BETWEEN 150 AND 256 AS chained,
+	bloomfilter_contains_all(u, ARRAY(SELECT generate_series(0, 19999))) AS members_kept
+FROM (SELECT bloomfilter_union_agg(f) AS u FROM cuckoo_parts WHERE part < 200) AS s;
 WITH RECURSIVE r(n, f) AS (
 	SELECT 0, bloomfilter_agg(i, 100, 0.01, 'cuckoo') FROM generate_series(1, 100) i
-	UNION ALL SELECT n + 1, f | f FROM r WHERE n < 8)
+	UNION ALL SELECT n + 1, f | f FROM r WHERE n < 20)
 SELECT max(n) AS unions, max((bloomfilter_info(f)).stages) AS stages,
-       bool_and(f @> 42) AS member_kept
+	count(DISTINCT f::bytea) AS distinct_filters, bool_and(f @> 42) AS member_kept
 FROM r;
-SELECT cuckoo_sqlstate(format('WITH RECURSIVE r(n, f) AS (
-	SELECT 0, bloomfilter_agg(i, 100, 0.01, %L) FROM generate_series(1, 100) i
-	UNION ALL SELECT n + 1, f | f FROM r WHERE n < 9) SELECT count(*) FROM r', 'cuckoo')) AS ninth_union,
+SELECT cuckoo_sqlstate('SELECT bloomfilter_union_agg(f) FROM cuckoo_parts') AS union_of_400,
        cuckoo_error(format('SELECT %L::bytea::bloomfilter', '\x' || encode(overlay(
 		bloomfilter_create(10000, 0.01, 'cuckoo')::bytea placing '\x01010000'::bytea from 13), 'hex'))) AS stages_257;
 -- ERROR:  bloomfilter union would need more stages than the format allows
+SELECT bloomfilter_union_agg(f) IS NULL FROM cuckoo_parts;
+
+--
+-- duplicates (issue 12: 150 rows of one value made a 697 MB filter).  An
+-- aggregate builds a set: bloomfilter_agg does not store an element whose
+-- fingerprint one of its buckets already holds (as RedisBloom's CF.ADDNX),
+-- so repeats change nothing.  bloomfilter_add and add_all count copies, so
+-- that bloomfilter_remove takes back one addition each, up to the 8 copies
+-- an element's two buckets hold; a 9th is refused (54000), since only ever
+-- larger stages could take it.
+--
+SELECT octet_length(f::bytea) AS bytes, (bloomfilter_info(f)).stages,
+	(bloomfilter_info(f)).items_added, f @> 1 AS found,
+	f::bytea = (bloomfilter_create(1000, 0.01, 'cuckoo') || 1)::bytea AS same_as_one_add
+FROM (SELECT bloomfilter_agg(1, 1000, 0.01, 'cuckoo') AS f FROM generate_series(1, 150)) AS s;
+SELECT octet_length(f::bytea) < 100000 AS small, (bloomfilter_info(f)).stages,
+	(bloomfilter_info(f)).items_added, bloomfilter_contains_all(f, ARRAY[0, 1, 2]) AS all_found
+FROM (SELECT bloomfilter_agg(g % 3, 1000, 0.01, 'cuckoo') AS f FROM generate_series(1, 1000) AS g) AS s;
+-- 8 copies, taken back one by one
 WITH RECURSIVE r(n, f) AS (
-	SELECT 0, bloomfilter_agg(i, 100, 0.01, 'cuckoo') FROM generate_series(1, 100) i
-	UNION ALL SELECT n + 1, f | f FROM r WHERE n < 8)
-SELECT bloomfilter_union_agg(f) IS NULL FROM (SELECT f FROM r UNION ALL SELECT f FROM r) s;
+	SELECT 0, bloomfilter_add_all(bloomfilter_create(1000, 0.01, 'cuckoo'), array_fill(1, ARRAY[8]))
+	UNION ALL SELECT n + 1, bloomfilter_remove(f, 1) FROM r WHERE n < 8)
+SELECT n AS removed, f @> 1 AS found, (bloomfilter_info(f)).items_added FROM r ORDER BY n;
+SELECT cuckoo_sqlstate($$SELECT bloomfilter_add_all(bloomfilter_create(1000, 0.01, 'cuckoo'), array_fill(1, ARRAY[9]))$$) AS add_all_9,
+	cuckoo_sqlstate($$SELECT bloomfilter_add_all(bloomfilter_create(10, 0.01, 'cuckoo'), array_fill(1, ARRAY[100000]))$$) AS add_all_100000;
+-- ERROR:  bloomfilter cannot hold another copy of this element
+SELECT bloomfilter_create(1000, 0.01, 'cuckoo') || 1 || 1 || 1 || 1 || 1 || 1 || 1 || 1 || 1;
+
+-- a heavy hitter: 90 % of 100,000 rows are one value, 10,001 distinct
+CREATE TABLE cuckoo_heavy AS
+SELECT i AS id, CASE WHEN i % 10 = 0 THEN i ELSE 7 END AS x
+FROM generate_series(1, 100000) AS i;
+ALTER TABLE cuckoo_heavy SET (parallel_workers = 2);
+ANALYZE cuckoo_heavy;
+CREATE FUNCTION cuckoo_workers(query text) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+	plan json;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || query INTO plan;
+	RETURN substring(plan::text FROM '"Workers Launched": (\d+)')::integer;
+END
+$$;
+CREATE FUNCTION cuckoo_heavy_build(mode text) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN format('CREATE TABLE cuckoo_heavy_%s AS SELECT
+		bloomfilter_agg(x, 20000, 0.01, %L) AS blocked,
+		bloomfilter_agg(x, 20000, 0.01, %L) AS classic,
+		bloomfilter_agg(x, 20000, 0.01, %L) AS counting,
+		bloomfilter_agg(x, 20000, 0.01, %L) AS scalable,
+		bloomfilter_agg(x, 20000, 0.01, %L) AS cuckoo,
+		bloomfilter_agg(x) AS scalable_default
+	FROM cuckoo_heavy', mode, 'blocked', 'classic', 'counting', 'scalable', 'cuckoo');
+END
+$$;
+SET max_parallel_workers_per_gather = 0;
+SET bloomfilter.agg_scan = on;
+SELECT cuckoo_workers(cuckoo_heavy_build('serial_scan')) AS serial_scan_workers;
+SET bloomfilter.agg_scan = off;
+SELECT cuckoo_workers(cuckoo_heavy_build('serial_agg')) AS serial_agg_workers;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET bloomfilter.agg_scan = on;
+SELECT cuckoo_workers(cuckoo_heavy_build('parallel_scan')) > 0 AS parallel_scan_workers;
+SET bloomfilter.agg_scan = off;
+SELECT cuckoo_workers(cuckoo_heavy_build('parallel_agg')) > 0 AS parallel_agg_workers;
+RESET bloomfilter.agg_scan;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+-- every filter keeps the size it was planned at, and holds every value; a
+-- parallel cuckoo build is the union of the partial filters of at most 3
+-- processes, each of the planned size, which chains the stages that do not
+-- fit bucket by bucket (how many depends on how the rows were shared out)
+SELECT m.mode, v.variant,
+	octet_length(v.f::bytea) <= CASE WHEN m.mode LIKE 'parallel%' AND v.variant = 'cuckoo'
+		THEN 3 ELSE 1 END * octet_length(CASE WHEN v.variant = 'scalable_default'
+		THEN bloomfilter_create(16384, 0.01, 'scalable')
+		ELSE bloomfilter_create(20000, 0.01, v.variant) END::bytea) AS planned_size,
+	bloomfilter_contains_all(v.f, ARRAY(SELECT DISTINCT x FROM cuckoo_heavy)) AS all_found
+FROM (SELECT 'serial_scan' AS mode, * FROM cuckoo_heavy_serial_scan
+	UNION ALL SELECT 'serial_agg', * FROM cuckoo_heavy_serial_agg
+	UNION ALL SELECT 'parallel_scan', * FROM cuckoo_heavy_parallel_scan
+	UNION ALL SELECT 'parallel_agg', * FROM cuckoo_heavy_parallel_agg) AS m,
+	LATERAL (VALUES ('blocked', m.blocked), ('classic', m.classic),
+		('counting', m.counting), ('scalable', m.scalable), ('cuckoo', m.cuckoo),
+		('scalable_default', m.scalable_default)) AS v(variant, f)
+ORDER BY 1, 2;
+-- serial builds: the scan and the Agg node give the same bytes; the hitter
+-- is stored once, so one removal takes it out of the cuckoo filter
+SELECT a.cuckoo::bytea = s.cuckoo::bytea AS same_bytes,
+	(bloomfilter_info(s.cuckoo)).items_added,
+	bloomfilter_remove(s.cuckoo, 7) @> 7 AS hitter_after_one_removal
+FROM cuckoo_heavy_serial_agg AS a, cuckoo_heavy_serial_scan AS s;
+-- unions of partial filters that share the hitter: a set union, which
+-- merges stage into stage where every bucket has room and otherwise chains
+-- a stage per partial at most
+SELECT (bloomfilter_info(u)).stages <= 8 AS bounded,
+	bloomfilter_contains_all(u, ARRAY(SELECT DISTINCT x FROM cuckoo_heavy)) AS all_found,
+	bloomfilter_remove(u, 7) @> 7 AS hitter_after_one_removal
+FROM (SELECT bloomfilter_union_agg(f) AS u FROM (
+	SELECT bloomfilter_agg(x, 20000, 0.01, 'cuckoo') AS f FROM cuckoo_heavy GROUP BY id % 8) AS p) AS s;
+SELECT bloomfilter_union_agg(cuckoo)::bytea = (SELECT cuckoo::bytea FROM cuckoo_heavy_serial_scan)
+	AS union_of_1000_copies_unchanged
+FROM cuckoo_heavy_serial_scan, generate_series(1, 1000);
 
 --
 -- inputs unchanged: every function above returned new filters
@@ -301,5 +431,8 @@ SELECT f.whole::bytea = s.whole::bytea AND f.fine::bytea = s.fine::bytea
 	AND f.overfull::bytea = s.overfull::bytea AS inputs_unchanged
 FROM cuckoo_f f, cuckoo_saved s;
 
-DROP TABLE cuckoo_f, cuckoo_saved, cuckoo_removed, cuckoo_io, cuckoo_io_back, cuckoo_hostile;
-DROP FUNCTION cuckoo_sqlstate(text), cuckoo_error(text), cuckoo_remove_even(bloomfilter);
+DROP TABLE cuckoo_f, cuckoo_saved, cuckoo_removed, cuckoo_io, cuckoo_io_back, cuckoo_hostile,
+	cuckoo_parts, cuckoo_heavy, cuckoo_heavy_serial_scan, cuckoo_heavy_serial_agg,
+	cuckoo_heavy_parallel_scan, cuckoo_heavy_parallel_agg;
+DROP FUNCTION cuckoo_sqlstate(text), cuckoo_error(text), cuckoo_remove_even(bloomfilter),
+	cuckoo_workers(text), cuckoo_heavy_build(text);

@@ -50,6 +50,8 @@ SELECT bloomfilter_create_bits(14848, 9, 'scalable');
 -- ERROR:  scalable filters do not support remove
 SELECT bloomfilter_remove(bloomfilter_create(1000, 0.01, 'scalable'), 'x'::text);
 SELECT scalable_sqlstate('SELECT bloomfilter_create_bits(14848, 9, ''scalable'')') AS create_bits,
+	-- at any size: not built from bits, rather than "past 1 GB"
+	scalable_sqlstate('SELECT bloomfilter_create_bits(10000000000, 7, ''scalable'')') AS create_bits_past_1gb,
 	scalable_sqlstate('SELECT bloomfilter_remove(bloomfilter_create(1000, 0.01, ''scalable''), 1)') AS remove,
 	scalable_sqlstate('SELECT bloomfilter_create(0, 0.01, ''scalable'')') AS no_items,
 	scalable_sqlstate('SELECT bloomfilter_create(1000, 1, ''scalable'')') AS rate_one,

@@ -518,9 +518,9 @@ consume_input(AggScanState *as)
 				continue;
 			if (unlikely(!agg->started))
 				start_filter(as, agg, econtext);
-			filterbuf_add_deferred(&agg->fb,
-								   element_hash(&agg->hasher, d,
-												agg->fb.view.seed));
+			filterbuf_add_new_deferred(&agg->fb,
+									   element_hash(&agg->hasher, d,
+													agg->fb.view.seed));
 		}
 		MemoryContextSwitchTo(oldcxt);
 		if (as->reset_rows)

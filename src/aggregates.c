@@ -115,9 +115,9 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 	if (likely(cc != NULL && !PG_ARGISNULL(0) && !PG_ARGISNULL(1)) &&
 		(state = bloom_state_rw(PG_GETARG_DATUM(0))) != NULL)
 	{
-		filterbuf_add_deferred(&state->fb,
-							   element_hash(&cc->elem, PG_GETARG_DATUM(1),
-											state->fb.view.seed));
+		filterbuf_add_new_deferred(&state->fb,
+								   element_hash(&cc->elem, PG_GETARG_DATUM(1),
+												state->fb.view.seed));
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
 
@@ -133,8 +133,9 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 	eh = element_hasher_for_arg(fcinfo, cc, 1);
 	state = PG_ARGISNULL(0) ? new_state(fcinfo, aggctx) :
 		current_state(fcinfo, aggctx);
-	filterbuf_add_deferred(&state->fb, element_hash(eh, PG_GETARG_DATUM(1),
-													state->fb.view.seed));
+	filterbuf_add_new_deferred(&state->fb,
+							   element_hash(eh, PG_GETARG_DATUM(1),
+											state->fb.view.seed));
 	PG_RETURN_DATUM(bloom_state_datum(state));
 }
 

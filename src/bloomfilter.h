@@ -225,4 +225,18 @@ bloom_state_rw(Datum d)
 	return (BloomState *) DatumGetEOHP(d);
 }
 
+/*
+ * The aggregates' add (filter_buf.c): a set's insert, bf_add_new.  The
+ * variants that defer their adds (blocked) store a repeat as no change
+ * anyway, so only the others take the set path.
+ */
+extern void filterbuf_add_new(FilterBuf *fb, bf_hash h);
+
+static inline void
+filterbuf_add_new_deferred(FilterBuf *fb, bf_hash h)
+{
+	if (!bf_add_later(&fb->view, &fb->pending, h))
+		filterbuf_add_new(fb, h);
+}
+
 #endif							/* BLOOMFILTER_H */

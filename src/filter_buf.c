@@ -18,9 +18,16 @@
 #include "access/detoast.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #define CACHE_LINE	64
+
+/*
+ * Copies of a filter go in pieces of this size, with a check for query
+ * cancel after each: a 1 GB copy takes about half a second
+ */
+#define COPY_PIECE	(4 * 1024 * 1024)
 
 /*
  * Filters from this size on are placed on 2 MB boundaries and offered to
@@ -59,12 +66,31 @@ filterbuf_alloc(FilterBuf *fb, MemoryContext mcxt, Size bytes, bool aligned)
 #endif
 }
 
+/*
+ * memmove of n bytes in pieces, front first (so dst may overlap src when it
+ * lies below it), honouring query cancel between them
+ */
+static void
+move_interruptible(char *dst, const char *src, Size n)
+{
+	while (n > 0)
+	{
+		Size		len = Min(n, COPY_PIECE);
+
+		memmove(dst, src, len);
+		dst += len;
+		src += len;
+		n -= len;
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
 /* A new, empty filter of the planned shape, opened */
 void
 filterbuf_create(FilterBuf *fb, MemoryContext mcxt, const bf_params *params)
 {
 	filterbuf_alloc(fb, mcxt, params->total_bytes, true);
-	bf_init(params, VARDATA(fb->flat));
+	bf_init_yield(params, VARDATA(fb->flat), bloomfilter_yield, NULL);
 	bloomfilter_open(fb->flat, &fb->view);
 }
 
@@ -80,7 +106,7 @@ filterbuf_detach(FilterBuf *fb)
 
 	filterbuf_flush(fb);
 	if ((void *) fb->flat != fb->alloc)
-		memmove(bf, fb->flat, VARSIZE(fb->flat));
+		move_interruptible((char *) bf, (char *) fb->flat, VARSIZE(fb->flat));
 	fb->alloc = NULL;
 	fb->flat = NULL;
 	return bf;
@@ -92,7 +118,7 @@ filterbuf_copy(FilterBuf *fb, MemoryContext mcxt, struct varlena *bf,
 			   bool aligned)
 {
 	filterbuf_alloc(fb, mcxt, VARSIZE_ANY_EXHDR(bf), aligned);
-	memcpy(VARDATA(fb->flat), VARDATA_ANY(bf), VARSIZE_ANY_EXHDR(bf));
+	move_interruptible(VARDATA(fb->flat), VARDATA_ANY(bf), VARSIZE_ANY_EXHDR(bf));
 	bloomfilter_open(fb->flat, &fb->view);
 }
 
@@ -184,20 +210,62 @@ replace(FilterBuf *fb, FilterBuf *next)
 	bloomfilter_open(fb->flat, &fb->view);
 }
 
-/* Adds one hash; a growing variant that is full first gets another stage */
+/* Another stage for a growing variant that is full */
+static void
+grow(FilterBuf *fb)
+{
+	FilterBuf	next;
+
+	filterbuf_alloc(&next, fb->mcxt,
+					bloomfilter_checked_size(&fb->view, bf_grow_bytes(&fb->view)),
+					fb->aligned);
+	bf_grow(&fb->view, VARDATA(next.flat));
+	replace(fb, &next);
+}
+
+/* An add the core refused for a reason growing cannot help */
+static void
+add_failed(const bf_filter *view, bf_status st)
+{
+	if (st == BF_E_COPIES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloomfilter cannot hold another copy of this element"),
+				 errdetail("A %s filter stores every addition of an element in the element's two buckets, which hold at most %d copies; growing would not add room for more.",
+						   bf_variant_name(view->variant), BF_CUCKOO_MAX_COPIES),
+				 errhint("To keep a set rather than count additions, build the filter with bloomfilter_agg, which adds each distinct element once, or use the scalable or blocked variant.")));
+	elog(ERROR, "could not add to a bloomfilter: %s", bf_status_message(st));
+}
+
+/*
+ * Adds one hash, as one more copy (bf_add: bloomfilter_add, whose additions
+ * bloomfilter_remove takes back one by one); a growing variant that is full
+ * first gets another stage
+ */
 void
 filterbuf_add(FilterBuf *fb, bf_hash h)
 {
-	while (bf_add(&fb->view, h) == BF_E_FULL)
-	{
-		FilterBuf	next;
+	bf_status	st;
 
-		filterbuf_alloc(&next, fb->mcxt,
-						bloomfilter_checked_size(&fb->view, bf_grow_bytes(&fb->view)),
-						fb->aligned);
-		bf_grow(&fb->view, VARDATA(next.flat));
-		replace(fb, &next);
-	}
+	while ((st = bf_add(&fb->view, h)) == BF_E_FULL)
+		grow(fb);
+	if (st != BF_OK)
+		add_failed(&fb->view, st);
+}
+
+/*
+ * Adds one hash to a set (bf_add_new: the aggregates): an element a cuckoo
+ * filter already holds is not stored again
+ */
+void
+filterbuf_add_new(FilterBuf *fb, bf_hash h)
+{
+	bf_status	st;
+
+	while ((st = bf_add_new(&fb->view, h)) == BF_E_FULL)
+		grow(fb);
+	if (st != BF_OK)
+		add_failed(&fb->view, st);
 }
 
 /* Applies every deferred add */

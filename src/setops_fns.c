@@ -26,6 +26,7 @@ merge(FunctionCallInfo fcinfo, bool intersect)
 				vb;
 	BloomFilter *a = bloomfilter_getarg(fcinfo, 0, &va);
 	uint64		need;
+	bf_status	st;
 
 	bloomfilter_getarg(fcinfo, 1, &vb);
 	bloomfilter_check_compatible(&va, &vb);
@@ -35,8 +36,6 @@ merge(FunctionCallInfo fcinfo, bool intersect)
 		filterbuf_fail(&va, BF_E_TOO_LARGE, false);
 	if (!intersect && need != BF_HEADER_SIZE + va.payload_bytes)
 	{
-		bf_status	st;
-
 		filterbuf_alloc(&fb, CurrentMemoryContext,
 						bloomfilter_checked_size(&va, need), false);
 		st = bf_union_into(&va, &vb, VARDATA(fb.flat), bloomfilter_yield, NULL);
@@ -44,8 +43,12 @@ merge(FunctionCallInfo fcinfo, bool intersect)
 			filterbuf_fail(&va, st, false);
 		return fb.flat;
 	}
+	/* in place, in a copy (the union's size is known: not sized again) */
 	filterbuf_copy(&fb, CurrentMemoryContext, (struct varlena *) a, false);
-	filterbuf_merge(&fb, &vb, intersect);
+	st = intersect ? bf_intersect(&fb.view, &vb, bloomfilter_yield, NULL) :
+		bf_union(&fb.view, &vb, bloomfilter_yield, NULL);
+	if (st != BF_OK)
+		filterbuf_fail(&fb.view, st, intersect);
 	return fb.flat;
 }
 

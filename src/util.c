@@ -148,7 +148,7 @@ bloomfilter_alloc(const bf_params *params)
 	Assert(params->total_bytes <= BF_MAX_BYTES);
 	bf = palloc(VARHDRSZ + params->total_bytes);
 	SET_VARSIZE(bf, VARHDRSZ + params->total_bytes);
-	bf_init(params, bf->data);
+	bf_init_yield(params, bf->data, bloomfilter_yield, NULL);
 	return bf;
 }
 

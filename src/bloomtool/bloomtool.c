@@ -13,19 +13,24 @@
  *
  * Exit status, for scripts: 0 success; 1 a usage error, or for check that
  * no line was printed (as grep); 2 an invalid filter file, or filters that
- * cannot be combined or grown; 3 an I/O error (or no memory for a filter).
+ * cannot be combined or grown; 3 an I/O error or no memory, for a filter or
+ * for a line: no input is ever skipped.
+ *
+ * Files are rewritten through a temporary file and a rename, under a lock
+ * that makes concurrent writers of one file take turns ("output files").
  */
-#define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE			/* madvise */
+#define _GNU_SOURCE				/* flock, madvise, renameat2 */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -89,9 +94,14 @@ static const char usage_text[] =
 "  -c, --count         check: print only how many lines would be printed\n"
 "  -h, --help          show this help\n"
 "\n"
+"Files are replaced through a temporary file, .FILE.bloomtool-tmp.XXXXXX, renamed\n"
+"over FILE (a symlink's target) under a lock, so that concurrent writers take\n"
+"turns; FILE keeps its mode, and its owner and group where the writer may set\n"
+"them.\n"
+"\n"
 "Exit status: 0 success; 1 usage error, or check printed no line (as grep);\n"
 "2 invalid filter file, or filters that cannot be combined or grown; 3 I/O error\n"
-"(or no memory for the filter).\n"
+"or no memory, for a filter or a line (FILE is then left as it was).\n"
 "When standard error is a terminal, long inputs show a progress line there.\n";
 
 /* ---------------------------------------------------------------- errors */
@@ -384,46 +394,54 @@ read_full(int fd, unsigned char *buf, size_t len, const char *path)
 }
 
 /*
- * Reads and validates a filter file ("-": standard input).  The header is
- * checked first, so that nothing is allocated for a size no filter can
+ * Reads and validates the filter on 'fd' ('name' for messages).  The header
+ * is checked first, so that nothing is allocated for a size no filter can
  * have; then the file must hold exactly the bytes the header declares.
  */
 static void
-read_filter(const char *path, Filter *f)
+read_filter_fd(int fd, const char *name, Filter *f)
 {
 	unsigned char header[BF_HEADER_SIZE];
 	uint64_t	total;
 	size_t		got;
 	bf_status	st;
 	struct stat sb;
+
+	got = read_full(fd, header, sizeof(header), name);
+	st = bf_check_header(header, got, &total);
+	if (st != BF_OK)
+		die_invalid(name, st);
+	/* a regular file of the wrong size is refused before the allocation */
+	if (fd != STDIN_FILENO && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		(uint64_t) sb.st_size != total)
+		die_invalid(name, (uint64_t) sb.st_size < total ? BF_E_TRUNCATED : BF_E_TRAILING);
+
+	f->name = name;
+	f->len = (size_t) total;
+	f->buf = alloc_filter(f->len);
+	memcpy(f->buf, header, BF_HEADER_SIZE);
+	got = read_full(fd, f->buf + BF_HEADER_SIZE, f->len - BF_HEADER_SIZE, name);
+	if (got < f->len - BF_HEADER_SIZE)
+		die_invalid(name, BF_E_TRUNCATED);
+	if (read_full(fd, header, 1, name) != 0)
+		die_invalid(name, BF_E_TRAILING);
+
+	st = bf_open(f->buf, f->len, &f->view);
+	if (st != BF_OK)
+		die_invalid(name, st);
+}
+
+/* Reads and validates a filter file ("-": standard input) */
+static void
+read_filter(const char *path, Filter *f)
+{
 	int			fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY);
 
 	if (fd < 0)
 		die_io("open", path);
-	got = read_full(fd, header, sizeof(header), path);
-	st = bf_check_header(header, got, &total);
-	if (st != BF_OK)
-		die_invalid(path, st);
-	/* a regular file of the wrong size is refused before the allocation */
-	if (fd != STDIN_FILENO && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		(uint64_t) sb.st_size != total)
-		die_invalid(path, (uint64_t) sb.st_size < total ? BF_E_TRUNCATED : BF_E_TRAILING);
-
-	f->name = path;
-	f->len = (size_t) total;
-	f->buf = alloc_filter(f->len);
-	memcpy(f->buf, header, BF_HEADER_SIZE);
-	got = read_full(fd, f->buf + BF_HEADER_SIZE, f->len - BF_HEADER_SIZE, path);
-	if (got < f->len - BF_HEADER_SIZE)
-		die_invalid(path, BF_E_TRUNCATED);
-	if (read_full(fd, header, 1, path) != 0)
-		die_invalid(path, BF_E_TRAILING);
+	read_filter_fd(fd, path, f);
 	if (fd != STDIN_FILENO)
 		close(fd);
-
-	st = bf_open(f->buf, f->len, &f->view);
-	if (st != BF_OK)
-		die_invalid(path, st);
 }
 
 static void
@@ -442,36 +460,273 @@ write_full(int fd, const unsigned char *buf, size_t len, const char *path)
 	}
 }
 
+/* ---------------------------------------------------------------- output files */
+
 /*
- * Writes the filter to 'path' ("-": standard output).  A regular file is
- * replaced atomically through a temporary file beside it, so that neither
- * a failed write nor a crash leaves half a filter behind; it keeps the
- * mode of the file it replaces.  Anything else (a pipe, a device) is
- * written in place.
+ * A regular file is never written in place: the new filter goes to a
+ * temporary file beside it, renamed over it once complete and on disk, so
+ * that a reader sees the old filter or the new one, never half of one.
+ * Around that rename:
+ *
+ *	- the name is followed through its symlinks: the file a link names is
+ *	  rewritten (or created), and the link stays a link;
+ *	- the file is locked (flock) from before it is read until it has been
+ *	  replaced, so that concurrent writers take turns instead of losing each
+ *	  other's items.  The lock is on the file itself: a writer that waited
+ *	  for it checks that the name still leads to the file it locked, and
+ *	  locks the new one if a rename came first;
+ *	- the new file gets the old one's owner, group and mode;
+ *	- the temporary file is removed on every error (an exit handler) and on
+ *	  SIGHUP, SIGINT and SIGTERM.  SIGKILL cannot be caught: it leaves the
+ *	  file behind, under a hidden name that says what it is,
+ *	  .NAME.bloomtool-tmp.XXXXXX.
+ *
+ * Standard output, pipes and devices are written in place, without a lock.
+ */
+typedef struct Target
+{
+	const char *name;			/* as given, for messages */
+	char	   *path;			/* the file itself: no symlink at its end */
+	int			in_place;		/* "-", a pipe or a device */
+	int			lock_fd;		/* the existing file, locked; -1 if none */
+	struct stat old;			/* of the locked file */
+	int			temp_fd;
+} Target;
+
+/* Of NAME in .NAME.bloomtool-tmp.XXXXXX, so that it fits in 255 bytes */
+#define TEMP_NAME_KEEP	200
+
+/* The temporary file, for the exit and signal handlers to remove */
+static char temp_path[PATH_MAX + 32];
+static volatile sig_atomic_t temp_exists = 0;
+
+static const int cleanup_signals[] = {SIGHUP, SIGINT, SIGTERM};
+
+static void
+remove_temp(void)
+{
+	if (temp_exists)
+		unlink(temp_path);
+	temp_exists = 0;
+}
+
+/* Async-signal-safe: unlink and raise only */
+static void
+on_signal(int sig)
+{
+	if (temp_exists)
+		unlink(temp_path);
+	temp_exists = 0;
+	/* SA_RESETHAND restored the default action: end as the signal says */
+	raise(sig);
+}
+
+static void
+install_cleanup(void)
+{
+	struct sigaction sa;
+	size_t		i;
+
+	atexit(remove_temp);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+		sigaddset(&sa.sa_mask, cleanup_signals[i]);
+	for (i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+	{
+		struct sigaction old;
+
+		/* a signal ignored by the caller (nohup, a background job) stays ignored */
+		if (sigaction(cleanup_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(cleanup_signals[i], &sa, NULL);
+	}
+	/* past a file size limit (ulimit -f) write fails, and the exit cleans up */
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+/*
+ * Blocks the cleanup signals while temp_exists changes together with the
+ * file system, so that the handler never misses a temporary file nor
+ * removes a name that is no longer ours.
  */
 static void
-write_filter(const Filter *f, const char *path)
+hold_signals(int hold)
 {
-	struct stat st;
-	char	   *tmp;
-	int			fd;
-	mode_t		mode;
-	int			exists = stat(path, &st) == 0;
+	static sigset_t saved;
+	sigset_t	set;
+	size_t		i;
 
-	if (strcmp(path, "-") == 0 || (exists && !S_ISREG(st.st_mode)))
+	if (!hold)
 	{
-		fd = strcmp(path, "-") == 0 ? STDOUT_FILENO :
-			open(path, O_WRONLY | O_TRUNC);
-		if (fd < 0)
-			die_io("open", path);
-		write_full(fd, f->buf, f->len, path);
-		if (fd != STDOUT_FILENO && close(fd) != 0)
-			die_io("write", path);
+		sigprocmask(SIG_SETMASK, &saved, NULL);
 		return;
 	}
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+		sigaddset(&set, cleanup_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, &saved);
+}
 
-	if (exists)
-		mode = st.st_mode & 07777;
+static char *
+copy_string(const char *s, size_t len)
+{
+	char	   *p = malloc(len + 1);
+
+	if (p == NULL)
+		die(EXIT_IO, "out of memory");
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+/*
+ * The file 'name' leads to through its symlinks; it may not exist yet (a
+ * link to a file to create).  A relative link is read from the directory
+ * that holds it, as the kernel reads it.
+ */
+static char *
+follow_links(const char *name)
+{
+	char	   *path = copy_string(name, strlen(name));
+	struct stat st;
+	int			hops;
+
+	for (hops = 0; lstat(path, &st) == 0 && S_ISLNK(st.st_mode); hops++)
+	{
+		char		link[PATH_MAX];
+		ssize_t		n = readlink(path, link, sizeof(link) - 1);
+		const char *slash = strrchr(path, '/');
+		size_t		dir;
+		char	   *next;
+
+		if (hops == 40)
+		{
+			errno = ELOOP;
+			die_io("open", name);
+		}
+		if (n < 0)
+			die_io("read the symlink", path);
+		link[n] = '\0';
+		/* "dir/" of the link, kept before a relative target */
+		dir = link[0] == '/' || slash == NULL ? 0 : (size_t) (slash - path + 1);
+		next = malloc(dir + (size_t) n + 1);
+		if (next == NULL)
+			die(EXIT_IO, "out of memory");
+		memcpy(next, path, dir);
+		memcpy(next + dir, link, (size_t) n + 1);
+		free(path);
+		path = next;
+	}
+	return path;
+}
+
+/*
+ * Opens and locks the file at 'path'; -1 if there is none.  If the name
+ * leads elsewhere once the lock is ours (the writer we waited for renamed
+ * its file into place), the file it now names is locked instead.
+ */
+static int
+lock_file(const char *path, struct stat *st)
+{
+	for (;;)
+	{
+		struct stat now;
+		int			fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 && errno == ENOENT)
+			return -1;
+		if (fd < 0)
+			die_io("open", path);
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+		{
+			if (errno != EWOULDBLOCK)
+				die_io("lock", path);
+			if (isatty(STDERR_FILENO))
+				fprintf(stderr, "bloomtool %s: waiting for another writer of \"%s\"\n",
+						command, path);
+			while (flock(fd, LOCK_EX) != 0)
+				if (errno != EINTR)
+					die_io("lock", path);
+		}
+		if (fstat(fd, st) != 0)
+			die_io("read", path);
+		if (stat(path, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino)
+			return fd;
+		close(fd);
+	}
+}
+
+/*
+ * Prepares to write the filter file 'name': follows its symlinks, locks
+ * the file if it exists ('must_exist': it has to), and creates the
+ * temporary file beside it (so that an unwritable directory fails before
+ * any input is read).
+ */
+static void
+target_open(const char *name, int must_exist, Target *t)
+{
+	struct stat st;
+	const char *slash,
+			   *base;
+	int			n;
+
+	memset(t, 0, sizeof(*t));
+	t->name = name;
+	t->lock_fd = -1;
+	t->temp_fd = -1;
+	if (strcmp(name, "-") == 0 || (stat(name, &st) == 0 && !S_ISREG(st.st_mode)))
+	{
+		t->in_place = 1;
+		return;
+	}
+	t->path = follow_links(name);
+	t->lock_fd = lock_file(t->path, &t->old);
+	if (t->lock_fd < 0 && must_exist)
+	{
+		errno = ENOENT;
+		die_io("open", name);
+	}
+
+	/* "DIR/.NAME.bloomtool-tmp.XXXXXX", NAME cut short to fit NAME_MAX */
+	slash = strrchr(t->path, '/');
+	base = slash ? slash + 1 : t->path;
+	n = snprintf(temp_path, sizeof(temp_path), "%.*s.%.*s.bloomtool-tmp.XXXXXX",
+				 (int) (base - t->path), t->path, TEMP_NAME_KEEP, base);
+	if (n < 0 || (size_t) n >= sizeof(temp_path))
+	{
+		errno = ENAMETOOLONG;
+		die_io("create a temporary file beside", t->path);
+	}
+	hold_signals(1);
+	t->temp_fd = mkstemp(temp_path);
+	temp_exists = t->temp_fd >= 0;
+	hold_signals(0);
+	if (t->temp_fd < 0)
+		die_io("create a temporary file beside", t->path);
+}
+
+/* The old file's owner, group and mode; or a new file's mode from the umask */
+static void
+set_attributes(const Target *t)
+{
+	mode_t		mode;
+
+	if (t->lock_fd >= 0)
+	{
+		/*
+		 * Root can keep both, another user at least a group of theirs.
+		 * Else the file becomes the writer's, as with sed -i: a rename
+		 * cannot keep another owner, and that is no reason to fail.
+		 */
+		if (fchown(t->temp_fd, t->old.st_uid, t->old.st_gid) != 0 &&
+			fchown(t->temp_fd, (uid_t) -1, t->old.st_gid) != 0)
+		{
+			/* the writer's owner and group, then */
+		}
+		mode = t->old.st_mode & 07777;
+	}
 	else
 	{
 		mode_t		mask = umask(0);
@@ -479,32 +734,94 @@ write_filter(const Filter *f, const char *path)
 		umask(mask);
 		mode = 0666 & ~mask;
 	}
-	tmp = malloc(strlen(path) + sizeof(".XXXXXX"));
-	if (tmp == NULL)
-		die(EXIT_IO, "out of memory");
-	strcpy(tmp, path);
-	strcat(tmp, ".XXXXXX");
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		die_io("create a temporary file beside", path);
-	write_full(fd, f->buf, f->len, tmp);
-	if (fchmod(fd, mode) != 0 || fsync(fd) != 0 || close(fd) != 0)
-	{
-		int			e = errno;
+	if (fchmod(t->temp_fd, mode) != 0)
+		die_io("write", t->path);
+}
 
-		unlink(tmp);
-		errno = e;
-		die_io("write", tmp);
-	}
-	if (rename(tmp, path) != 0)
-	{
-		int			e = errno;
+/* rename() that fails with EEXIST rather than replace a file */
+static int
+rename_new(const char *from, const char *to)
+{
+#ifdef RENAME_NOREPLACE
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	/* a file system that cannot tell (EINVAL) replaces, as rename does */
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+#endif
+	return rename(from, to);
+}
 
-		unlink(tmp);
-		errno = e;
-		die_io("replace", path);
+/* Flushes the directory of 'path', so that a crash keeps the rename */
+static void
+sync_directory(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char	   *dir = slash ? copy_string(path, slash == path ? 1 : (size_t) (slash - path)) :
+		copy_string(".", 1);
+	int			fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	/* some file systems cannot sync a directory (EINVAL): nothing to wait for */
+	if (fd >= 0 && fsync(fd) != 0 && errno != EINVAL)
+		die_io("write the directory", dir);
+	if (fd >= 0)
+		close(fd);
+	free(dir);
+}
+
+/*
+ * Writes the filter to the target and releases it: in place for standard
+ * output, a pipe or a device; else into the temporary file, renamed over
+ * the file once it is on disk.  A new file is created only if no other
+ * writer created it meanwhile; if one did, its turn comes first.
+ */
+static void
+target_write(Target *t, const Filter *f)
+{
+	if (t->in_place)
+	{
+		int			to_stdout = strcmp(t->name, "-") == 0;
+		int			fd = to_stdout ? STDOUT_FILENO : open(t->name, O_WRONLY | O_TRUNC);
+
+		if (fd < 0)
+			die_io("open", t->name);
+		write_full(fd, f->buf, f->len, to_stdout ? "standard output" : t->name);
+		if (!to_stdout && close(fd) != 0)
+			die_io("write", t->name);
+		return;
 	}
-	free(tmp);
+
+	/* messages name the file: the temporary one is gone when they are read */
+	write_full(t->temp_fd, f->buf, f->len, t->path);
+	for (;;)
+	{
+		int			rc,
+					e;
+
+		set_attributes(t);
+		if (fsync(t->temp_fd) != 0)
+			die_io("write", t->path);
+		hold_signals(1);
+		rc = t->lock_fd >= 0 ? rename(temp_path, t->path) :
+			rename_new(temp_path, t->path);
+		e = errno;
+		if (rc == 0)
+			temp_exists = 0;
+		hold_signals(0);
+		if (rc == 0)
+			break;
+		errno = e;
+		if (t->lock_fd >= 0 || errno != EEXIST)
+			die_io("replace", t->path);
+		t->lock_fd = lock_file(t->path, &t->old);
+	}
+	if (close(t->temp_fd) != 0)
+		die_io("write", t->path);
+	sync_directory(t->path);
+	/* the lock goes with the old file, once the new one is in place */
+	if (t->lock_fd >= 0)
+		close(t->lock_fd);
+	free(t->path);
 }
 
 /* Replaces the filter's bytes with 'buf', already written */
@@ -534,13 +851,17 @@ grown_size(const Filter *f, uint64_t bytes)
 	return (size_t) bytes;
 }
 
-/* Adds one hash; a growing variant that is full first gets another stage */
+/*
+ * Adds one hash as bloomfilter_agg does (bf_add_new: lines are a set, and a
+ * cuckoo filter stores a repeated line once); a growing variant that is
+ * full first gets another stage
+ */
 static void
 filter_add(Filter *f, bf_hash h)
 {
 	bf_status	st;
 
-	while ((st = bf_add(&f->view, h)) == BF_E_FULL)
+	while ((st = bf_add_new(&f->view, h)) == BF_E_FULL)
 	{
 		size_t		len = grown_size(f, bf_grow_bytes(&f->view));
 		unsigned char *next = alloc_filter(len);
@@ -678,7 +999,9 @@ report_progress(Lines *r, int done)
 
 /*
  * The next line without its newline, in *line (a buffer getline manages)
- * with its length in *len; false at the end of the last input.
+ * with its length in *len; false at the end of the last input.  getline
+ * also fails when a line does not fit in memory: only end of file ends an
+ * input, anything else is an error.
  */
 static int
 lines_next(Lines *r, char **line, size_t *cap, size_t *len)
@@ -703,10 +1026,12 @@ lines_next(Lines *r, char **line, size_t *cap, size_t *len)
 		n = getline(line, cap, r->in);
 		if (n < 0)
 		{
-			if (ferror(r->in))
+			if (ferror(r->in) || !feof(r->in))
+				die(EXIT_IO, "could not read line %llu of \"%s\": %s",
+					(unsigned long long) r->count + 1, r->in_name,
+					strerror(errno ? errno : EIO));
+			if (r->in != stdin && fclose(r->in) != 0)
 				die_io("read", r->in_name);
-			if (r->in != stdin)
-				fclose(r->in);
 			r->in = NULL;
 			continue;
 		}
@@ -775,6 +1100,7 @@ cmd_build(Options *o)
 	bf_status	st;
 	Filter		f;
 	Lines		r;
+	Target		t;
 
 	if (o->items == NULL)
 		usage_error("--items is required (the number of distinct items to plan for)");
@@ -798,6 +1124,7 @@ cmd_build(Options *o)
 	if (st != BF_OK)
 		usage_error("invalid parameters: %s", bf_status_message(st));
 
+	target_open(o->output, 0, &t);
 	f.name = o->output;
 	f.len = (size_t) params.total_bytes;
 	f.buf = alloc_filter(f.len);
@@ -809,7 +1136,7 @@ cmd_build(Options *o)
 
 	lines_init(&r, o->args, o->nargs, 0);
 	add_lines(&f, &r);
-	write_filter(&f, o->output);
+	target_write(&t, &f);
 	free(f.buf);
 	return 0;
 }
@@ -819,14 +1146,20 @@ cmd_add(Options *o)
 {
 	Filter		f;
 	Lines		r;
+	Target		t;
 
 	need_operands(o, 1, -1, "filter FILE");
 	if (strcmp(o->args[0], "-") == 0)
 		usage_error("the filter FILE cannot be standard input: add rewrites it");
-	read_filter(o->args[0], &f);
+	/* the file is read under the lock, held until the new one is in place */
+	target_open(o->args[0], 1, &t);
+	if (t.lock_fd >= 0)
+		read_filter_fd(t.lock_fd, o->args[0], &f);
+	else
+		read_filter(o->args[0], &f);
 	lines_init(&r, o->args + 1, o->nargs - 1, 0);
 	add_lines(&f, &r);
-	write_filter(&f, o->args[0]);
+	target_write(&t, &f);
 	free(f.buf);
 	return 0;
 }
@@ -971,11 +1304,14 @@ static int
 cmd_union(Options *o)
 {
 	Filter		dst;
+	Target		t;
 	int			i;
 
 	need_operands(o, 2, -1, "filters: union needs at least two");
 	if (o->output == NULL)
 		usage_error("-o FILE is required (\"-o -\" writes to standard output)");
+	/* locked before the inputs are read: the output may be one of them */
+	target_open(o->output, 0, &t);
 	read_filter(o->args[0], &dst);
 	for (i = 1; i < o->nargs; i++)
 	{
@@ -985,7 +1321,7 @@ cmd_union(Options *o)
 		filter_union(&dst, &src);
 		free(src.buf);
 	}
-	write_filter(&dst, o->output);
+	target_write(&t, &dst);
 	free(dst.buf);
 	return 0;
 }
@@ -1031,6 +1367,7 @@ main(int argc, char **argv)
 			static char out_buf[1 << 16];
 
 			command = commands[i].name;
+			install_cleanup();
 			setvbuf(stdout, out_buf, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF,
 					sizeof(out_buf));
 			parse_options(argc - 2, argv + 2, commands[i].options, &o);

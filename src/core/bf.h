@@ -83,7 +83,9 @@ typedef enum bf_status
 	BF_E_LAYOUT,				/* stages, buckets or counters inconsistent */
 	BF_E_FULL,					/* the filter must grow (bf_grow) first */
 	BF_E_NOT_FOUND,				/* remove: the element is not in the filter */
-	BF_E_UNSUPPORTED			/* the variant does not offer the operation */
+	BF_E_UNSUPPORTED,			/* the variant does not offer the operation */
+	BF_E_COPIES					/* cuckoo: the element's buckets hold as
+								 * many copies of it as they can */
 } bf_status;
 
 /* The two 64-bit halves of an element's hash */
@@ -177,6 +179,9 @@ extern bf_status bf_plan_bits(bf_variant variant, uint64_t bits,
 extern uint64_t bf_size_bytes(bf_variant variant, uint64_t bits,
 							  uint32_t hashes);
 extern void bf_init(const bf_params *params, void *buf);
+/* the same, calling 'yield' while it zeroes a large payload */
+extern void bf_init_yield(const bf_params *params, void *buf,
+						  bf_yield_fn yield, void *arg);
 extern bf_status bf_check_header(const void *buf, size_t len,
 								 uint64_t *total_bytes);
 extern bf_status bf_open(void *buf, size_t len, bf_filter *f);
@@ -193,6 +198,24 @@ extern const char *bf_status_message(bf_status status);
  */
 extern bf_status bf_add(bf_filter *f, bf_hash h);
 extern bool bf_contains(const bf_filter *f, bf_hash h);
+
+/*
+ * Multiset and set.  bf_add stores one more copy of the element where the
+ * variant keeps copies (counting counts it, cuckoo stores its fingerprint
+ * once more, so that bf_remove takes back exactly one addition); a cuckoo
+ * filter refuses a copy its element's two buckets cannot hold (8 copies,
+ * or 4 when the two buckets are one) with BF_E_COPIES, changing nothing,
+ * since only ever larger stages could take more.  bf_add_new is the insert
+ * of a set, for aggregates and builds: a cuckoo filter whose element's
+ * buckets already hold its fingerprint is left as it is (BF_OK, the items
+ * added unchanged), as RedisBloom's CF.ADDNX; the other variants add as
+ * bf_add does (blocked, classic and scalable change nothing for an element
+ * already present anyway; counting counts every addition).
+ */
+extern bf_status bf_add_new(bf_filter *f, bf_hash h);
+
+/* Most copies of one element a cuckoo filter holds (two buckets of 4) */
+#define BF_CUCKOO_MAX_COPIES	8
 extern bool bf_can_prefetch(const bf_filter *f);
 extern bool bf_prefetch(const bf_filter *f, bf_hash h);
 

@@ -50,7 +50,10 @@ typedef struct bf_variant_ops
 	double		(*fpr) (double bits, double items, double hashes);
 	/* checks on the payload beyond what the header tells */
 	bf_status	(*validate) (const bf_filter *f);
-	/* dst |= src (or &=), both of this variant and compatible */
+	/*
+	 * dst |= src (or &=), both of this variant and compatible; with
+	 * merge_counts_items it also updates dst's items added itself
+	 */
 	bf_status	(*merge) (bf_filter *dst, const bf_filter *src, bool intersect,
 						  bf_yield_fn yield, void *arg);
 	/* bits_set, fpr, stages and saturated of stats; estimated_items too if
@@ -62,6 +65,11 @@ typedef struct bf_variant_ops
 	double		(*estimate) (const bf_filter *f, uint64_t set);
 	/* BF_OK, or BF_E_FULL when the filter must grow first */
 	bf_status	(*add) (bf_filter *f, bf_hash h);
+	/*
+	 * bf_add_new: as add, but nothing (*added = false) when the element is
+	 * present; NULL: add (a repeat changes nothing the variant must avoid)
+	 */
+	bf_status	(*add_new) (bf_filter *f, bf_hash h, bool *added);
 	bool		(*contains) (const bf_filter *f, bf_hash h);
 	/* NULL when the variant cannot remove */
 	bf_status	(*remove) (bf_filter *f, bf_hash h);
@@ -98,6 +106,8 @@ typedef struct bf_variant_ops
 							 const uint64_t *hi, size_t n);
 	/* whether adding h certainly returns BF_E_FULL; NULL: not known before */
 	bool		(*add_grows) (const bf_filter *f, bf_hash h);
+	/* merge (union) sets dst's items added to what it stored (cuckoo) */
+	bool		merge_counts_items;
 } bf_variant_ops;
 
 extern const bf_variant_ops bf_blocked_ops;

@@ -282,14 +282,46 @@ kick_insert(const stage *s, unsigned f, bf_hash h, const probe *p)
 }
 
 /*
- * A free slot in the element's buckets of any stage, the newest first
- * (bucket i1 before i2, slots in order); else kicks in the newest stage;
- * else BF_E_FULL with nothing changed.
+ * Reads bucket b once: the first free slot (-1 if none) and how many slots
+ * hold fp.
+ */
+static inline int
+bucket_scan(const unsigned char *area, uint64_t b, unsigned f, uint32_t fp,
+			unsigned *copies)
+{
+	int			free_j = -1;
+	unsigned	j;
+
+	for (j = 0; j < SLOTS; j++)
+	{
+		uint32_t	v = slot_get(area, slot_bit(b, j, f), f);
+
+		if (v == fp)
+			(*copies)++;
+		else if (v == 0 && free_j < 0)
+			free_j = (int) j;
+	}
+	return free_j;
+}
+
+/*
+ * Adds one copy of the element's fingerprint: into a free slot of its
+ * buckets in any stage, the newest first (bucket i1 before i2, slots in
+ * order); else by kicks in the newest stage; else BF_E_FULL with nothing
+ * changed.  The copies of the fingerprint already in the element's buckets
+ * are counted on the way: with 'if_absent' one of them means the element
+ * is present and nothing is added (*added = false); without it, as many
+ * copies as the element's buckets in the first stage hold (8; 4 when its
+ * two buckets are one) refuse the add (BF_E_COPIES, nothing changed).
+ * More copies would only be taken by new stages, each twice the size of
+ * the last: a value added 150 times would grow the filter to 700 MB.
  */
 static bf_status
-cuckoo_add(bf_filter *f, bf_hash h)
+cuckoo_insert(bf_filter *f, bf_hash h, bool if_absent, bool *added)
 {
-	unsigned	fw = f->hashes;
+	unsigned	fw = f->hashes,
+				copies = 0,
+				room = 2 * SLOTS;
 	unsigned char *rec = f->payload,
 			   *free_rec = NULL;
 	uint64_t	free_bit = 0;
@@ -297,27 +329,42 @@ cuckoo_add(bf_filter *f, bf_hash h)
 	probe		p;
 	uint32_t	s;
 
+	*added = false;
 	probe_start(&p, h, fw);
 	for (s = 0;; s++)			/* there is at least one stage */
 	{
-		int			j;
+		int			j1,
+					j2;
 
 		stage_at(rec, &st);
 		probe_stage(&p, h, &st);
-		if ((j = bucket_find(st.area, p.i1, fw, 0)) >= 0)
+		j1 = bucket_scan(st.area, p.i1, fw, p.fp, &copies);
+		if (p.i2 != p.i1)
+			j2 = bucket_scan(st.area, p.i2, fw, p.fp, &copies);
+		else
 		{
-			free_rec = rec;
-			free_bit = slot_bit(p.i1, (unsigned) j, fw);
+			j2 = -1;			/* one bucket: count its copies once */
+			if (s == 0)
+				room = SLOTS;
 		}
-		else if ((j = bucket_find(st.area, p.i2, fw, 0)) >= 0)
+		if (j1 >= 0)
 		{
 			free_rec = rec;
-			free_bit = slot_bit(p.i2, (unsigned) j, fw);
+			free_bit = slot_bit(p.i1, (unsigned) j1, fw);
+		}
+		else if (j2 >= 0)
+		{
+			free_rec = rec;
+			free_bit = slot_bit(p.i2, (unsigned) j2, fw);
 		}
 		if (s + 1 >= f->param)
 			break;
 		rec = stage_next(&st, fw);
 	}
+	if (if_absent && copies > 0)
+		return BF_OK;
+	if (copies >= room)
+		return BF_E_COPIES;
 	if (free_rec != NULL)
 	{
 		stage_at(free_rec, &st);
@@ -328,7 +375,23 @@ cuckoo_add(bf_filter *f, bf_hash h)
 	/* saturating, so that hostile counts never break validation */
 	if (st.used < SLOTS * st.buckets)
 		stage_set_used(&st, st.used + 1);
+	*added = true;
 	return BF_OK;
+}
+
+static bf_status
+cuckoo_add(bf_filter *f, bf_hash h)
+{
+	bool		added;
+
+	return cuckoo_insert(f, h, false, &added);
+}
+
+/* A set's insert (bf_add_new): nothing when the fingerprint is there */
+static bf_status
+cuckoo_add_new(bf_filter *f, bf_hash h, bool *added)
+{
+	return cuckoo_insert(f, h, true, added);
 }
 
 /*
@@ -482,12 +545,15 @@ cuckoo_fpr(double bits, double items, double hashes)
 	return rate_at((unsigned) hashes, load < 1 ? load : 1);
 }
 
-/* One stage of 'buckets' buckets of f-bit fingerprints */
+/*
+ * One stage of 'buckets' buckets of f-bit fingerprints, even past the 1 GB
+ * limit (bf_plan and bf_plan_bits refuse those; bf_size_bytes reports
+ * their size).  SLOTS * buckets * f stays within 64 bits: buckets come from
+ * at most 2^63 bits.
+ */
 static bf_status
 plan_stage(bf_params *p, uint64_t buckets, unsigned f)
 {
-	if ((double) buckets * SLOTS * f > BF_MAX_PAYLOAD_BITS)
-		return BF_E_TOO_LARGE;
 	p->hashes = f;
 	p->param = 1;
 	p->bits = SLOTS * buckets * f;
@@ -503,15 +569,7 @@ cuckoo_plan(double items, double fpr, bf_params *p)
 
 	if (buckets * SLOTS * f > BF_MAX_SIZING_BITS)
 		return BF_E_TOO_LARGE;
-	if (buckets * SLOTS * f > BF_MAX_PAYLOAD_BITS)
-	{
-		/* past one value: report the size all the same (bf_plan refuses) */
-		p->hashes = f;
-		p->param = 1;
-		p->bits = (uint64_t) (buckets * SLOTS * f);
-		p->payload_bytes = STAGE_HEADER + (p->bits + 63) / 64 * 8;
-		return BF_OK;
-	}
+	/* past one value: the size all the same (bf_plan refuses it) */
 	return plan_stage(p, (uint64_t) buckets, f);
 }
 
@@ -667,24 +725,97 @@ cuckoo_grow(const bf_filter *f, unsigned char *dst)
 }
 
 /* ----------------------------------------------------------------------
- * Union.  Stage s of src goes into stage s of dst when both have the same
- * buckets and every bucket of the two holds at most 4 fingerprints in all:
- * each fingerprint of src then joins the same bucket in dst, which is one
- * of its element's two buckets there too.  Otherwise the stage is chained
- * after dst's stages, as it is; empty stages of src are left out.
+ * Union: a set union of fingerprints.  A fingerprint of src in bucket b of
+ * a stage of B buckets belongs to an element whose buckets in any stage of
+ * B buckets are b and alt_bucket(fp, b): when a stage of dst of the same
+ * geometry already holds the fingerprint in one of them, the element is
+ * present in dst and the fingerprint is left out.  So a union of a filter
+ * with itself, or of partial filters that share heavy hitters, stores
+ * each element once (as bf_add_new would), and a union of many filters of
+ * overlapping sets grows with the new elements only.  (Like bf_add_new, it
+ * takes an element whose fingerprint another element of the same buckets
+ * stored for present; removing either then removes both.)
+ *
+ * The fingerprints of a stage of src that are left go into the first
+ * stage of dst with the same buckets (and not yet merged into by this
+ * union) in which every bucket has room for them: each joins the same
+ * bucket, one of its element's two.  Otherwise the stage is chained after
+ * dst's stages, without the fingerprints left out; a stage with nothing
+ * left is skipped.
  *
  * Why not re-insert with kicks: how many bytes a union needs must be known
  * before it is written (bf_union_bytes), and whether kicks succeed is only
- * known by doing them, on a scratch copy the core does not have.  The
- * bucket-wise rule is decided by reading alone.
+ * known by doing them, on a scratch copy the core does not have.  These
+ * rules are decided by reading alone: the plan reads dst and src as they
+ * are, and the writing follows the plan's decisions.  While it writes, a
+ * fingerprint may find itself present where the plan did not (an earlier
+ * fingerprint of src put it there), and is then left out too: that only
+ * takes less room than planned.
  * ---------------------------------------------------------------------- */
 
 typedef enum
 {
-	U_SKIP,						/* nothing in the stage */
-	U_MERGE,					/* into the same stage of dst */
+	U_SKIP,						/* nothing new in the stage */
+	U_MERGE,					/* into a stage of dst of the same buckets */
 	U_CHAIN						/* appended as a new stage */
 } union_action;
+
+typedef struct union_plan
+{
+	uint8_t		act[MAX_STAGES];	/* per stage of src */
+	uint8_t		into[MAX_STAGES];	/* U_MERGE: the stage of dst */
+	uint32_t	chained;
+	uint64_t	add_bytes;		/* of the chained stages */
+	uint64_t	add_bits;
+} union_plan;
+
+/* Calls the yield hook after every BF_YIELD_BYTES of slots read or written */
+typedef struct ticker
+{
+	bf_yield_fn yield;
+	void	   *arg;
+	uint64_t	bits;
+} ticker;
+
+static inline void
+tick(ticker *t, uint64_t bits)
+{
+	if ((t->bits += bits) >= BF_YIELD_BYTES * 8)
+	{
+		t->bits = 0;
+		if (t->yield)
+			t->yield(t->arg);
+	}
+}
+
+/* memcpy in pieces, yielding between them */
+static void
+copy_ticking(unsigned char *dst, const unsigned char *src, uint64_t bytes,
+			 ticker *t)
+{
+	while (bytes > 0)
+	{
+		uint64_t	len = bytes < BF_YIELD_BYTES ? bytes : BF_YIELD_BYTES;
+
+		memcpy(dst, src, len);
+		dst += len;
+		src += len;
+		bytes -= len;
+		tick(t, len * 8);
+	}
+}
+
+static void
+stage_list(unsigned char *payload, uint32_t n, unsigned f, stage *out)
+{
+	uint32_t	s;
+
+	for (s = 0; s < n; s++)
+	{
+		stage_at(payload, &out[s]);
+		payload = stage_next(&out[s], f);
+	}
+}
 
 static unsigned
 bucket_count(const unsigned char *area, uint64_t b, unsigned f)
@@ -697,197 +828,227 @@ bucket_count(const unsigned char *area, uint64_t b, unsigned f)
 	return n;
 }
 
-/* Fingerprints in a stage, counted (the 'used' field is not trusted here) */
-static uint64_t
-stage_count(const stage *s, unsigned f, bf_yield_fn yield, void *arg)
+/* Whether one of the stages same[0 .. n) holds fp in bucket b or its other */
+static bool
+held_in(stage *const *same, uint32_t n, unsigned f, uint32_t fp, uint64_t b)
 {
-	uint64_t	b,
-				n = 0,
-				every = BF_YIELD_BYTES * 8 / (SLOTS * f) + 1;
+	uint64_t	alt;
+	uint32_t	i;
 
-	for (b = 0; b < s->buckets; b++)
-	{
-		n += bucket_count(s->area, b, f);
-		if (yield && (b + 1) % every == 0)
-			yield(arg);
-	}
-	return n;
+	if (n == 0)
+		return false;
+	alt = alt_bucket(bf_fmix64(fp), b, same[0]->buckets);
+	for (i = 0; i < n; i++)
+		if (bucket_find(same[i]->area, b, f, fp) >= 0 ||
+			bucket_find(same[i]->area, alt, f, fp) >= 0)
+			return true;
+	return false;
 }
 
-/* What to do with src stage 'ss', given dst's stage of the same index */
-static union_action
-stage_action(const stage *ds, const stage *ss, unsigned f, bf_yield_fn yield,
-			 void *arg)
+/* The stages of dst (the first n of d) with the buckets of ss */
+static uint32_t
+same_geometry(stage *d, uint32_t n, const stage *ss, stage **same,
+			  uint8_t *index)
 {
-	uint64_t	b,
-				every = BF_YIELD_BYTES * 8 / (SLOTS * f) + 1;
-	bool		empty = true;
+	uint32_t	t,
+				k = 0;
 
-	if (ds == NULL || ds->buckets != ss->buckets)
-		return stage_count(ss, f, yield, arg) ? U_CHAIN : U_SKIP;
-	for (b = 0; b < ss->buckets; b++)
-	{
-		unsigned	n = bucket_count(ss->area, b, f);
-
-		if (n && n + bucket_count(ds->area, b, f) > SLOTS)
-			return U_CHAIN;
-		empty = empty && n == 0;
-		if (yield && (b + 1) % every == 0)
-			yield(arg);
-	}
-	return empty ? U_SKIP : U_MERGE;
-}
-
-/*
- * Moves the fingerprints of every bucket of 'ss' into the free slots of the
- * same bucket of 'ds' (stage_action said they fit).  ds and ss may be the
- * same stage: each source bucket is read before it is written.
- */
-static void
-stage_merge(stage *ds, const stage *ss, unsigned f, bf_yield_fn yield,
-			void *arg)
-{
-	uint64_t	b,
-				moved = 0,
-				every = BF_YIELD_BYTES * 8 / (SLOTS * f) + 1;
-
-	for (b = 0; b < ss->buckets; b++)
-	{
-		uint32_t	in[SLOTS];
-		unsigned	j,
-					k = 0;
-
-		for (j = 0; j < SLOTS; j++)
-			in[j] = slot_get(ss->area, slot_bit(b, j, f), f);
-		for (j = 0; j < SLOTS; j++)
+	for (t = 0; t < n; t++)
+		if (d[t].buckets == ss->buckets)
 		{
-			if (in[j] == 0)
-				continue;
-			while (slot_get(ds->area, slot_bit(b, k, f), f) != 0)
-				k++;
-			slot_put(ds->area, slot_bit(b, k, f), f, in[j]);
-			moved++;
+			same[k] = &d[t];
+			index[k++] = (uint8_t) t;
 		}
-		if (yield && (b + 1) % every == 0)
-			yield(arg);
-	}
-	stage_set_used(ds, ds->used + moved < SLOTS * ds->buckets ?
-				   ds->used + moved : SLOTS * ds->buckets);
+	return k;
 }
 
 /*
- * Walks src's stages beside dst's, deciding each; returns the bytes and
- * slot bits the chained stages add, and how many there are.
+ * Decides every stage of src against dst as it is.  dst and src have at
+ * most MAX_STAGES stages each (bf_open checked).
  */
 static void
-union_plan(const bf_filter *dst, const bf_filter *src, uint64_t *add_bytes,
-		   uint64_t *add_bits, uint32_t *add_stages, bf_yield_fn yield,
-		   void *arg)
+plan_union(const bf_filter *dst, const bf_filter *src, union_plan *u,
+		   bf_yield_fn yield, void *arg)
 {
 	unsigned	f = dst->hashes;
-	unsigned char *drec = dst->payload,
-			   *srec = src->payload;
+	stage		d[MAX_STAGES],
+				sv[MAX_STAGES];
+	stage	   *same[MAX_STAGES];
+	uint8_t		index[MAX_STAGES];
+	bool		taken[MAX_STAGES] = {false};
+	ticker		tk = {yield, arg, 0};
 	uint32_t	s;
 
-	*add_bytes = *add_bits = 0;
-	*add_stages = 0;
+	stage_list(dst->payload, dst->param, f, d);
+	stage_list(src->payload, src->param, f, sv);
+	u->chained = 0;
+	u->add_bytes = u->add_bits = 0;
 	for (s = 0; s < src->param; s++)
 	{
-		stage		ds,
-					ss;
+		const stage *ss = &sv[s];
+		uint32_t	k = same_geometry(d, dst->param, ss, same, index),
+					i;
+		bool		fits[MAX_STAGES];
+		uint64_t	b,
+					left = 0;
 
-		stage_at(srec, &ss);
-		if (s < dst->param)
-			stage_at(drec, &ds);
-		if (stage_action(s < dst->param ? &ds : NULL, &ss, f, yield,
-						 arg) == U_CHAIN)
+		for (i = 0; i < k; i++)
+			fits[i] = !taken[index[i]];
+		for (b = 0; b < ss->buckets; b++)
 		{
-			*add_bytes += stage_bytes(ss.buckets, f);
-			*add_bits += SLOTS * ss.buckets * f;
-			(*add_stages)++;
+			unsigned	n = 0,
+						j;
+
+			for (j = 0; j < SLOTS; j++)
+			{
+				uint32_t	fp = slot_get(ss->area, slot_bit(b, j, f), f);
+
+				if (fp != 0 && !held_in(same, k, f, fp, b))
+					n++;
+			}
+			tick(&tk, SLOTS * f * (1 + 2 * (uint64_t) k));
+			if (n == 0)
+				continue;
+			left += n;
+			for (i = 0; i < k; i++)
+				if (fits[i] && n + bucket_count(same[i]->area, b, f) > SLOTS)
+					fits[i] = false;
 		}
-		srec = stage_next(&ss, f);
-		if (s < dst->param)
-			drec = stage_next(&ds, f);
+		for (i = 0; i < k && !fits[i]; i++)
+			;
+		if (left == 0)
+			u->act[s] = U_SKIP;
+		else if (i < k)
+		{
+			u->act[s] = U_MERGE;
+			u->into[s] = index[i];
+			taken[index[i]] = true;
+		}
+		else
+		{
+			u->act[s] = U_CHAIN;
+			u->chained++;
+			u->add_bytes += stage_bytes(ss->buckets, f);
+			u->add_bits += SLOTS * ss->buckets * f;
+		}
 	}
+}
+
+/*
+ * Writes the union the plan describes: the stages of dst at 'payload' (a
+ * copy of dst's, or dst's own), the chained ones from 'tail' on.  Returns
+ * the fingerprints stored.
+ */
+static uint64_t
+write_union(const bf_filter *dst, unsigned char *payload,
+			const bf_filter *src, unsigned char *tail, const union_plan *u,
+			ticker *tk)
+{
+	unsigned	f = dst->hashes;
+	stage		d[MAX_STAGES],
+				sv[MAX_STAGES];
+	stage	   *same[MAX_STAGES];
+	uint8_t		index[MAX_STAGES];
+	uint64_t	stored = 0;
+	uint32_t	s;
+
+	stage_list(payload, dst->param, f, d);
+	stage_list(src->payload, src->param, f, sv);
+	for (s = 0; s < src->param; s++)
+	{
+		const stage *ss = &sv[s];
+		uint32_t	k;
+		stage		out,
+				   *self;
+		uint64_t	b,
+					moved = 0;
+
+		if (u->act[s] == U_SKIP)
+			continue;
+		k = same_geometry(d, dst->param, ss, same, index);
+		if (u->act[s] == U_MERGE)
+			out = d[u->into[s]];
+		else
+		{
+			/* an empty stage of src's buckets, filled as a merge would */
+			memset(tail, 0, stage_bytes(ss->buckets, f));
+			bf_put_le64(tail, ss->buckets);
+			stage_at(tail, &out);
+			tail += stage_bytes(ss->buckets, f);
+		}
+		self = &out;
+		for (b = 0; b < ss->buckets; b++)
+		{
+			uint32_t	in[SLOTS];
+			unsigned	j;
+
+			/* read whole before writing: ss may be the stage written */
+			for (j = 0; j < SLOTS; j++)
+				in[j] = slot_get(ss->area, slot_bit(b, j, f), f);
+			for (j = 0; j < SLOTS; j++)
+			{
+				int			free_j;
+
+				if (in[j] == 0 || held_in(same, k, f, in[j], b) ||
+					(u->act[s] == U_CHAIN && held_in(&self, 1, f, in[j], b)))
+					continue;
+				/* a chained stage keeps src's places */
+				free_j = u->act[s] == U_CHAIN ? (int) j :
+					bucket_find(out.area, b, f, 0);
+				if (free_j < 0)
+					continue;	/* cannot happen: the plan saw room */
+				slot_put(out.area, slot_bit(b, (unsigned) free_j, f), f, in[j]);
+				moved++;
+			}
+			tick(tk, SLOTS * f * (2 + 2 * (uint64_t) k));
+		}
+		stage_set_used(&out, out.used + moved < SLOTS * out.buckets ?
+					   out.used + moved : SLOTS * out.buckets);
+		stored += moved;
+	}
+	return stored;
+}
+
+static uint64_t
+add_items(uint64_t items, uint64_t more)
+{
+	return items > UINT64_MAX - more ? UINT64_MAX : items + more;
 }
 
 static uint64_t
 cuckoo_union_bytes(const bf_filter *dst, const bf_filter *src,
 				   bf_yield_fn yield, void *arg)
 {
-	uint64_t	add_bytes,
-				add_bits;
-	uint32_t	add_stages;
+	union_plan	u;
 
-	union_plan(dst, src, &add_bytes, &add_bits, &add_stages, yield, arg);
-	if (dst->param + add_stages > MAX_STAGES)
+	plan_union(dst, src, &u, yield, arg);
+	if (dst->param + u.chained > MAX_STAGES)
 		return 0;
-	return BF_HEADER_SIZE + dst->payload_bytes + add_bytes;
+	return BF_HEADER_SIZE + dst->payload_bytes + u.add_bytes;
 }
 
 /*
- * Merges the stages of src that fit into 'out_payload' (a copy of dst's
- * payload, or dst's own) and, when 'tail' is given, appends the others
- * there.
- */
-static void
-union_stages(const bf_filter *dst, unsigned char *out_payload,
-			 const bf_filter *src, unsigned char *tail, bf_yield_fn yield,
-			 void *arg)
-{
-	unsigned	f = dst->hashes;
-	unsigned char *drec = out_payload,
-			   *srec = src->payload;
-	uint32_t	s;
-
-	for (s = 0; s < src->param; s++)
-	{
-		stage		ds,
-					ss;
-		union_action act;
-
-		stage_at(srec, &ss);
-		if (s < dst->param)
-			stage_at(drec, &ds);
-		act = stage_action(s < dst->param ? &ds : NULL, &ss, f, yield, arg);
-		if (act == U_MERGE)
-			stage_merge(&ds, &ss, f, yield, arg);
-		else if (act == U_CHAIN && tail != NULL)
-		{
-			uint64_t	size = stage_bytes(ss.buckets, f);
-
-			memcpy(tail, ss.rec, size);
-			tail += size;
-			if (yield)
-				yield(arg);
-		}
-		srec = stage_next(&ss, f);
-		if (s < dst->param)
-			drec = stage_next(&ds, f);
-	}
-}
-
-/*
- * In place: only when every non-empty stage of src fits into dst's (that
- * is, when bf_union_bytes reports dst's own size); else BF_E_FULL, nothing
- * changed.  Intersection has no meaning for fingerprint tables: a
- * fingerprint present in both tables may belong to different elements.
+ * In place: only when no stage of src is chained (that is, when
+ * bf_union_bytes reports dst's own size); else BF_E_FULL, nothing changed.
+ * The items added grow by the fingerprints stored.  Intersection has no
+ * meaning for fingerprint tables: a fingerprint present in both tables may
+ * belong to different elements.
  */
 static bf_status
 cuckoo_merge(bf_filter *dst, const bf_filter *src, bool intersect,
 			 bf_yield_fn yield, void *arg)
 {
-	uint64_t	add_bytes,
-				add_bits;
-	uint32_t	add_stages;
+	union_plan	u;
+	ticker		tk = {yield, arg, 0};
+	uint64_t	stored;
 
 	if (intersect)
 		return BF_E_UNSUPPORTED;
-	union_plan(dst, src, &add_bytes, &add_bits, &add_stages, yield, arg);
-	if (add_stages != 0)
-		return dst->param + add_stages > MAX_STAGES ? BF_E_TOO_LARGE : BF_E_FULL;
-	union_stages(dst, dst->payload, src, NULL, yield, arg);
+	plan_union(dst, src, &u, yield, arg);
+	if (u.chained != 0)
+		return dst->param + u.chained > MAX_STAGES ? BF_E_TOO_LARGE : BF_E_FULL;
+	stored = write_union(dst, dst->payload, src, NULL, &u, &tk);
+	bf_set_items(dst, add_items(dst->items, stored));
 	return BF_OK;
 }
 
@@ -896,22 +1057,19 @@ static bf_status
 cuckoo_union_into(const bf_filter *dst, const bf_filter *src,
 				  unsigned char *out, bf_yield_fn yield, void *arg)
 {
-	uint64_t	add_bytes,
-				add_bits,
-				items;
-	uint32_t	add_stages;
+	union_plan	u;
+	ticker		tk = {yield, arg, 0};
+	uint64_t	stored;
 
-	union_plan(dst, src, &add_bytes, &add_bits, &add_stages, yield, arg);
-	if (dst->param + add_stages > MAX_STAGES)
+	plan_union(dst, src, &u, yield, arg);
+	if (dst->param + u.chained > MAX_STAGES)
 		return BF_E_TOO_LARGE;
-	memcpy(out, dst->base, BF_HEADER_SIZE + dst->payload_bytes);
-	union_stages(dst, out + BF_HEADER_SIZE, src,
-				 out + BF_HEADER_SIZE + dst->payload_bytes, yield, arg);
-	put_shape(out, dst->param + add_stages, dst->bits + add_bits,
-			  dst->payload_bytes + add_bytes);
-	items = dst->items > UINT64_MAX - src->items ? UINT64_MAX :
-		dst->items + src->items;
-	bf_put_le64(out + BF_OFF_ITEMS, items);
+	copy_ticking(out, dst->base, BF_HEADER_SIZE + dst->payload_bytes, &tk);
+	stored = write_union(dst, out + BF_HEADER_SIZE, src,
+						 out + BF_HEADER_SIZE + dst->payload_bytes, &u, &tk);
+	put_shape(out, dst->param + u.chained, dst->bits + u.add_bits,
+			  dst->payload_bytes + u.add_bytes);
+	bf_put_le64(out + BF_OFF_ITEMS, add_items(dst->items, stored));
 	return BF_OK;
 }
 
@@ -980,9 +1138,11 @@ const bf_variant_ops bf_cuckoo_ops = {
 	.fpr = cuckoo_fpr,
 	.validate = cuckoo_validate,
 	.merge = cuckoo_merge,
+	.merge_counts_items = true,
 	.fill = cuckoo_fill,
 	.estimate = cuckoo_estimate,
 	.add = cuckoo_add,
+	.add_new = cuckoo_add_new,
 	.contains = cuckoo_contains,
 	.remove = cuckoo_remove,
 	.union_bytes = cuckoo_union_bytes,

@@ -58,7 +58,7 @@ bf_plan_bits(bf_variant variant, uint64_t bits, uint32_t hashes,
 		return BF_E_VARIANT;
 	if (bits < 1 || hashes < 1 || hashes > BF_MAX_HASHES)
 		return BF_E_ARGUMENT;
-	if (bits > BF_MAX_PAYLOAD_BITS)
+	if (bits > (UINT64_MAX >> 1))
 		return BF_E_TOO_LARGE;
 	params->variant = variant;
 	params->hashes = hashes;
@@ -66,7 +66,14 @@ bf_plan_bits(bf_variant variant, uint64_t bits, uint32_t hashes,
 	params->bits = bits;
 	params->expected_items = 0;
 	params->target_fpr = 0.0;
+	params->payload_bytes = 0;
+	/*
+	 * The layout first, at any size (a variant that cannot be built from a
+	 * bit count says so, however large the request), then the limit
+	 */
 	st = ops->plan_bits(params);
+	if (st == BF_OK && bits > BF_MAX_PAYLOAD_BITS)
+		return BF_E_TOO_LARGE;
 	if (st != BF_OK)
 		return st;
 	return finish_plan(params);
@@ -74,7 +81,9 @@ bf_plan_bits(bf_variant variant, uint64_t bits, uint32_t hashes,
 
 /*
  * Serialised size of a filter of 'bits' bits, rounded as bf_plan_bits
- * rounds them, even past the 1 GB limit (so that errors can say how far).
+ * rounds them, even past the 1 GB limit (so that errors can say how far);
+ * 0 when the variant is not built from a bit count (scalable) or the
+ * arguments are invalid.
  */
 uint64_t
 bf_size_bytes(bf_variant variant, uint64_t bits, uint32_t hashes)
@@ -114,10 +123,32 @@ bf_bit_array_check(const bf_params *h, bool bits_valid, uint64_t payload_bytes)
 void
 bf_init(const bf_params *params, void *buf)
 {
+	bf_init_yield(params, buf, NULL, NULL);
+}
+
+/*
+ * bf_init, zeroing the payload in pieces with a call of 'yield' after each
+ * BF_YIELD_BYTES (zeroing fresh memory of 1 GB takes about a second)
+ */
+void
+bf_init_yield(const bf_params *params, void *buf, bf_yield_fn yield,
+			  void *arg)
+{
 	unsigned char *b = buf;
 	const bf_variant_ops *ops = bf_ops(params->variant);
+	uint64_t	done = 0;
 
-	memset(b, 0, params->total_bytes);
+	while (done < params->total_bytes)
+	{
+		uint64_t	len = params->total_bytes - done;
+
+		if (len > BF_YIELD_BYTES)
+			len = BF_YIELD_BYTES;
+		memset(b + done, 0, len);
+		done += len;
+		if (yield && done < params->total_bytes)
+			yield(arg);
+	}
 	memcpy(b + BF_OFF_MAGIC, BF_MAGIC, 4);
 	b[BF_OFF_VERSION] = BF_FORMAT_VERSION;
 	b[BF_OFF_VARIANT] = (unsigned char) params->variant;
@@ -284,6 +315,8 @@ bf_status_message(bf_status status)
 			return "The element is not in the filter.";
 		case BF_E_UNSUPPORTED:
 			return "The variant does not offer this operation.";
+		case BF_E_COPIES:
+			return "The element is already stored as many times as its buckets hold (8 copies in a cuckoo filter).";
 	}
 	return "Unknown error.";
 }

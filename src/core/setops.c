@@ -56,16 +56,21 @@ bf_merge_bits(bf_filter *dst, const bf_filter *src, bool intersect,
 	return BF_OK;
 }
 
-/* dst |= src; items added add up (saturating) */
+/*
+ * dst |= src; items added add up (saturating), or, for a variant that
+ * leaves out what dst already holds (cuckoo), grow by what was stored
+ */
 bf_status
 bf_union(bf_filter *dst, const bf_filter *src, bf_yield_fn yield, void *arg)
 {
+	const bf_variant_ops *ops;
 	bf_status	st;
 
 	if (!bf_compatible(dst, src))
 		return BF_E_INCOMPATIBLE;
-	st = bf_ops(dst->variant)->merge(dst, src, false, yield, arg);
-	if (st != BF_OK)
+	ops = bf_ops(dst->variant);
+	st = ops->merge(dst, src, false, yield, arg);
+	if (st != BF_OK || ops->merge_counts_items)
 		return st;
 	bf_set_items(dst, dst->items > UINT64_MAX - src->items ?
 			  UINT64_MAX : dst->items + src->items);

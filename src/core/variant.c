@@ -79,6 +79,18 @@ bf_add(bf_filter *f, bf_hash h)
 	return st;
 }
 
+bf_status
+bf_add_new(bf_filter *f, bf_hash h)
+{
+	const bf_variant_ops *ops = ops_of(f);
+	bool		added = true;
+	bf_status	st = ops->add_new ? ops->add_new(f, h, &added) : ops->add(f, h);
+
+	if (st == BF_OK && added && f->items != UINT64_MAX)
+		bf_set_items(f, f->items + 1);
+	return st;
+}
+
 /* (the default variant, blocked, without an indirect call) */
 bool
 bf_contains(const bf_filter *f, bf_hash h)

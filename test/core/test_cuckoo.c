@@ -407,6 +407,18 @@ test_plan(void)
 		  "fingerprint widths outside 4..32 are refused");
 	CHECK(bf_plan(BF_CUCKOO, UINT64_C(1) << 40, 0.01, 0, &p) == BF_E_TOO_LARGE,
 		  "2^40 items fit in one value");
+	/*
+	 * past 1 GB from a bit count: refused, and bf_size_bytes tells the size
+	 * (it said 0): 268435438 buckets of 4 8-bit slots, 16 + 64 bytes more
+	 */
+	CHECK(bf_plan_bits(BF_CUCKOO, UINT64_C(8589934000), 8, 0, &p) == BF_E_TOO_LARGE &&
+		  bf_size_bytes(BF_CUCKOO, UINT64_C(8589934000), 8) == UINT64_C(1073741832),
+		  "create_bits past 1 GB: size %llu",
+		  (unsigned long long) bf_size_bytes(BF_CUCKOO, UINT64_C(8589934000), 8));
+	CHECK(bf_size_bytes(BF_CUCKOO, UINT64_C(1) << 62, 32) ==
+		  64 + 16 + (UINT64_C(1) << 59),
+		  "2^62 bits: size %llu",
+		  (unsigned long long) bf_size_bytes(BF_CUCKOO, UINT64_C(1) << 62, 32));
 	CHECK(bf_can_remove(BF_CUCKOO), "cuckoo filters can remove");
 	check_group_end();
 }
@@ -618,7 +630,10 @@ test_full_unchanged(void)
 	CHECK(changed == 0, "%llu of %llu full adds changed bytes",
 		  (unsigned long long) changed, (unsigned long long) fulls);
 
-	/* one element 8 times fills its two buckets; the 9th needs a stage */
+	/*
+	 * one element 8 times fills its two buckets; a 9th copy is refused
+	 * (growing would only add ever larger stages for it), changing nothing
+	 */
 	bf_plan_bits(BF_CUCKOO, 4 * 8 * 64, 8, 1, &p);
 	build_empty(&p, &b);
 	before = check_malloc(b.len);
@@ -626,12 +641,11 @@ test_full_unchanged(void)
 		CHECK(bf_add(&b.f, check_key(3, 0, 1)) == BF_OK, "copy %llu",
 			  (unsigned long long) i);
 	memcpy(before, b.buf, b.len);
-	CHECK(bf_add(&b.f, check_key(3, 0, 1)) == BF_E_FULL &&
-		  memcmp(before, b.buf, b.len) == 0,
+	CHECK(bf_add(&b.f, check_key(3, 0, 1)) == BF_E_COPIES &&
+		  memcmp(before, b.buf, b.len) == 0 && b.f.items == 8,
 		  "a 9th copy of one element is refused, changing nothing");
-	add_grow(&b, check_key(3, 0, 1));
-	CHECK(b.f.param == 2 && b.f.items == 9, "9 copies: %u stages, %llu items",
-		  b.f.param, (unsigned long long) b.f.items);
+	CHECK(bf_grow_bytes(&b.f) > 0 && b.f.param == 1,
+		  "the filter could grow, but does not for copies");
 	free(before);
 	free(b.buf);
 	check_group_end();
@@ -822,12 +836,15 @@ test_union(void)
 	CHECK(check_le64(a.f.payload + 8) == 200, "stage used %llu",
 		  check_le64(a.f.payload + 8));
 	CHECK(bf_open(a.buf, a.len, &a.f) == BF_OK, "the union reopens");
-	/* with itself: every bucket still has room at 2% load */
+	/* with itself: a set union, nothing changes */
+	before = check_malloc(b.len);
+	memcpy(before, b.buf, b.len);
 	st = bf_union(&b.f, &b.f, NULL, NULL);
-	CHECK(st == BF_OK && missing_in(&b.f, 100, 200) == 0 &&
-		  check_le64(b.f.payload + 8) == 200,
-		  "self union: %s, used %llu", bf_status_message(st),
-		  check_le64(b.f.payload + 8));
+	CHECK(st == BF_OK && memcmp(before, b.buf, b.len) == 0 &&
+		  b.f.items == 100 && check_le64(b.f.payload + 8) == 100,
+		  "self union: %s, used %llu, items %llu", bf_status_message(st),
+		  check_le64(b.f.payload + 8), (unsigned long long) b.f.items);
+	free(before);
 	free(a.buf);
 	free(b.buf);
 
@@ -847,13 +864,36 @@ test_union(void)
 	CHECK(st == BF_OK, "union_into: %s", bf_status_message(st));
 	CHECK(memcmp(before, a.buf, a.len) == 0, "union_into changed dst");
 	st = bf_open(out, (size_t) need, &u);
-	CHECK(st == BF_OK && u.param == 2 && u.items == 18000 &&
+	CHECK(st == BF_OK && u.param == 2 &&
+		  u.items == 9000 + check_le64(out + a.len + 8) &&
 		  u.bits == a.f.bits + b.f.bits && missing_in(&u, 0, 18000) == 0,
 		  "chained union: %s, S %u, items %llu", bf_status_message(st),
 		  u.param, (unsigned long long) u.items);
-	CHECK(memcmp(out + 64, a.buf + 64, a.len - 64) == 0 &&
-		  memcmp(out + a.len, b.buf + 64, b.len - 64) == 0,
-		  "the chained union is dst's stages then src's");
+	/*
+	 * dst's stages, then src's without the fingerprints dst holds in the
+	 * same buckets (a few: the rate of fingerprint collisions)
+	 */
+	{
+		uint64_t	buckets = check_le64(b.buf + 64),
+					s,
+					dropped = 0,
+					other = 0;
+		unsigned	fw = b.f.hashes;
+
+		for (s = 0; s < 4 * buckets; s++)
+		{
+			uint64_t	was = ref_get(b.buf + 64 + STAGE_HEADER, s * fw, fw),
+						now = ref_get(out + a.len + STAGE_HEADER, s * fw, fw);
+
+			dropped += was != 0 && now == 0;
+			other += now != was && now != 0;
+		}
+		CHECK(memcmp(out + 64, a.buf + 64, a.len - 64) == 0 && other == 0 &&
+			  check_le64(out + a.len + 8) == 9000 - dropped &&
+			  dropped < 9000 * 0.02,
+			  "the chained union is dst's stages then src's: %llu left out, %llu changed",
+			  (unsigned long long) dropped, (unsigned long long) other);
+	}
 	CHECK(bf_intersect(&a.f, &b.f, NULL, NULL) == BF_E_UNSUPPORTED &&
 		  memcmp(before, a.buf, a.len) == 0,
 		  "intersection is refused");
@@ -1123,6 +1163,223 @@ test_remove_across_stages(void)
 	check_group_end();
 }
 
+/* Adds as a set (bf_add_new), growing as the SQL layer does */
+static void
+add_new_grow(built *b, bf_hash h)
+{
+	bf_status	st;
+
+	while ((st = bf_add_new(&b->f, h)) == BF_E_FULL)
+	{
+		uint64_t	n = bf_grow_bytes(&b->f);
+		unsigned char *nb = check_malloc((size_t) n);
+
+		bf_grow(&b->f, nb);
+		free(b->buf);
+		b->buf = nb;
+		b->len = (size_t) n;
+		open_or_die(b);
+	}
+	CHECK(st == BF_OK, "add_new: %s", bf_status_message(st));
+}
+
+/* The union of b into a, through bf_union_into when it needs more room */
+static void
+union_grow(built *a, const built *b)
+{
+	uint64_t	need = bf_union_bytes(&a->f, &b->f, NULL, NULL);
+	bf_status	st;
+
+	if (need == a->len)
+		st = bf_union(&a->f, &b->f, NULL, NULL);
+	else
+	{
+		unsigned char *out = check_malloc((size_t) need);
+
+		st = bf_union_into(&a->f, &b->f, out, NULL, NULL);
+		free(a->buf);
+		a->buf = out;
+		a->len = (size_t) need;
+		open_or_die(a);
+	}
+	CHECK(st == BF_OK, "union: %s", bf_status_message(st));
+}
+
+/*
+ * The aggregates build sets: bf_add_new stores an element once however
+ * often it comes (issue 12: 150 copies of one value grew a filter to
+ * 697 MB); bf_add keeps counting copies for bf_remove, at most 8.
+ */
+static void
+test_sets(void)
+{
+	bf_params	p;
+	built		a,
+				b,
+				c;
+	unsigned char *before;
+	bf_hash		x = check_key(1, 0, 0);
+	uint64_t	i,
+				missing = 0;
+	bf_status	st;
+	int			k;
+
+	check_group("sets: bf_add_new stores an element once, bf_add at most 8 copies");
+
+	/* 150 rows of one value: one stage, one fingerprint, one item */
+	plan_or_die(1000, 0.01, 0, &p);
+	build_empty(&p, &a);
+	build_empty(&p, &b);
+	for (i = 0; i < 150; i++)
+		add_new_grow(&a, x);
+	CHECK(bf_add(&b.f, x) == BF_OK, "one add");
+	CHECK(a.len == b.len && memcmp(a.buf, b.buf, a.len) == 0 &&
+		  a.f.items == 1 && a.f.param == 1,
+		  "150 set adds of one value: %zu bytes, %u stages, %llu items",
+		  a.len, a.f.param, (unsigned long long) a.f.items);
+	free(a.buf);
+	free(b.buf);
+
+	/*
+	 * 1000 rows of 3 values, and 100,000 rows where 90 % are one value:
+	 * the same bytes as each distinct value added once, in first-seen order
+	 */
+	build_empty(&p, &a);
+	build_empty(&p, &b);
+	for (i = 0; i < 1000; i++)
+		add_new_grow(&a, check_key(i % 3, 0, 0));
+	for (i = 0; i < 3; i++)
+		add_grow(&b, check_key(i, 0, 0));
+	CHECK(a.len == b.len && memcmp(a.buf, b.buf, a.len) == 0 && a.f.items == 3,
+		  "1000 rows of 3 values: %zu bytes, %llu items", a.len,
+		  (unsigned long long) a.f.items);
+	free(a.buf);
+	free(b.buf);
+	plan_or_die(20000, 0.01, 5, &p);
+	build_empty(&p, &a);
+	for (i = 0; i < 100000; i++)
+		add_new_grow(&a, check_key(i % 10 == 0 ? i : 7, 0, 5));
+	for (i = 0; i < 100000; i += 10)
+		missing += !bf_contains(&a.f, check_key(i, 0, 5));
+	CHECK(missing == 0 && bf_contains(&a.f, check_key(7, 0, 5)) &&
+		  a.f.param == 1 && a.len == p.total_bytes &&
+		  a.f.items <= 10001 && a.f.items > 10001 - 10001 * 0.01,
+		  "heavy hitter: %llu missing, %u stages, %llu items",
+		  (unsigned long long) missing, a.f.param,
+		  (unsigned long long) a.f.items);
+
+	/* distinct elements: bf_add_new finds none of them missing either */
+	build_empty(&p, &b);
+	for (i = 0; i < 60000; i++)
+		add_new_grow(&b, check_key(i, 1, 5));
+	missing = 0;
+	for (i = 0; i < 60000; i++)
+		missing += !bf_contains(&b.f, check_key(i, 1, 5));
+	CHECK(missing == 0 && b.f.param > 1,
+		  "60000 distinct set adds into a filter for 20000: %llu missing, %u stages",
+		  (unsigned long long) missing, b.f.param);
+	free(b.buf);
+
+	/*
+	 * Partial filters of the heavy-hitter stream (as a parallel aggregate
+	 * makes them), unioned: every element present, the hitter stored once,
+	 * and a union of the result with any partial changes nothing
+	 */
+	build_empty(&p, &b);
+	for (k = 0; k < 4; k++)
+	{
+		build_empty(&p, &c);
+		for (i = (uint64_t) k; i < 100000; i += 4)
+			add_new_grow(&c, check_key(i % 10 == 0 ? i : 7, 0, 5));
+		union_grow(&b, &c);
+		free(c.buf);
+	}
+	missing = 0;
+	for (i = 0; i < 100000; i += 10)
+		missing += !bf_contains(&b.f, check_key(i, 0, 5));
+	CHECK(missing == 0 && bf_contains(&b.f, check_key(7, 0, 5)),
+		  "union of partials: %llu missing", (unsigned long long) missing);
+	st = bf_remove(&b.f, check_key(7, 0, 5));
+	CHECK(st == BF_OK && !bf_contains(&b.f, check_key(7, 0, 5)),
+		  "the hitter is stored once in the union of 4 partials: %s",
+		  bf_status_message(st));
+	free(b.buf);
+
+	/* a union of one filter with copies of itself 300 times: unchanged */
+	build_empty(&p, &b);
+	memcpy(b.buf, a.buf, a.len);
+	open_or_die(&b);
+	for (k = 0; k < 300; k++)
+	{
+		build_empty(&p, &c);
+		memcpy(c.buf, a.buf, a.len);
+		open_or_die(&c);
+		union_grow(&b, &c);
+		free(c.buf);
+	}
+	CHECK(b.len == a.len && memcmp(a.buf, b.buf, a.len) == 0,
+		  "300 unions with copies of itself: %zu bytes (was %zu), %u stages",
+		  b.len, a.len, b.f.param);
+	free(b.buf);
+	free(a.buf);
+
+	/* bf_add counts copies: 8 adds, 8 removes, then absent */
+	plan_or_die(1000, 0.01, 2, &p);
+	build_empty(&p, &a);
+	for (k = 0; k < 8; k++)
+		CHECK(bf_add(&a.f, x) == BF_OK, "copy %d", k);
+	before = check_malloc(a.len);
+	memcpy(before, a.buf, a.len);
+	st = bf_add(&a.f, x);
+	CHECK(st == BF_E_COPIES && memcmp(before, a.buf, a.len) == 0,
+		  "9th copy: %s", bf_status_message(st));
+	st = bf_add_new(&a.f, x);
+	CHECK(st == BF_OK && memcmp(before, a.buf, a.len) == 0 && a.f.items == 8,
+		  "bf_add_new of a present element changes nothing: %s",
+		  bf_status_message(st));
+	for (k = 0; k < 8; k++)
+	{
+		CHECK(bf_contains(&a.f, x), "present before removal %d", k);
+		CHECK(bf_remove(&a.f, x) == BF_OK, "removal %d", k);
+	}
+	CHECK(!bf_contains(&a.f, x) && bf_remove(&a.f, x) == BF_E_NOT_FOUND &&
+		  a.f.items == 0,
+		  "8 removals take back 8 additions: items %llu",
+		  (unsigned long long) a.f.items);
+	/* and bf_add_new then stores it once, which one removal takes back */
+	CHECK(bf_add_new(&a.f, x) == BF_OK && bf_add_new(&a.f, x) == BF_OK &&
+		  a.f.items == 1 && bf_remove(&a.f, x) == BF_OK &&
+		  !bf_contains(&a.f, x), "set add, then remove");
+	free(before);
+	free(a.buf);
+
+	/* the 8 copies count across stages: a grown filter refuses the 9th too */
+	bf_plan_bits(BF_CUCKOO, 4 * 8 * 4, 8, 3, &p);
+	build_empty(&p, &a);
+	for (k = 0; k < 5; k++)
+		add_grow(&a, x);
+	for (i = 0; a.f.param < 3 && i < 100000; i++)
+		add_grow(&a, check_key(i, 2, 3));
+	CHECK(a.f.param == 3, "grew to %u stages", a.f.param);
+	for (k = 5; k < 8; k++)
+		add_grow(&a, x);
+	st = bf_add(&a.f, x);
+	CHECK(st == BF_E_COPIES, "9th copy in a grown filter: %s",
+		  bf_status_message(st));
+	free(a.buf);
+
+	/* one bucket (both of the element's buckets are it): 4 copies */
+	bf_plan_bits(BF_CUCKOO, 4 * 8, 8, 0, &p);
+	build_empty(&p, &a);
+	for (k = 0; k < 4; k++)
+		CHECK(bf_add(&a.f, x) == BF_OK, "copy %d in one bucket", k);
+	st = bf_add(&a.f, x);
+	CHECK(st == BF_E_COPIES && a.f.param == 1,
+		  "a 5th copy in a one-bucket filter: %s", bf_status_message(st));
+	free(a.buf);
+	check_group_end();
+}
+
 int
 main(void)
 {
@@ -1137,5 +1394,6 @@ main(void)
 	test_union();
 	test_hostile();
 	test_remove_across_stages();
+	test_sets();
 	return check_summary("test_cuckoo");
 }

@@ -264,6 +264,11 @@ test_plan(void)
 		st = bf_plan_bits(BF_SCALABLE, 4096, 5, 0, &params);
 		CHECK(st == BF_E_UNSUPPORTED, "p=%g: plan_bits: %s", p,
 			  bf_status_message(st));
+		/* at any size: the variant is not built from bits, not too large */
+		st = bf_plan_bits(BF_SCALABLE, UINT64_C(10000000000), 7, 0, &params);
+		CHECK(st == BF_E_UNSUPPORTED &&
+			  bf_size_bytes(BF_SCALABLE, UINT64_C(10000000000), 7) == 0,
+			  "p=%g: plan_bits past 1 GB: %s", p, bf_status_message(st));
 		CHECK(bf_grow_bytes(&c.f) == c.len + STAGE_HEADER +
 			  (bf_blocked_size(2000, level_rate(p, 1), &bits, &k), bits / 8),
 			  "p=%g: grow_bytes %llu", p, (unsigned long long) bf_grow_bytes(&c.f));

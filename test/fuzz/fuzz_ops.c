@@ -251,6 +251,15 @@ add_elem(slot *s, bf_hash h)
 	unsigned char *snap = snapshot(s);
 	bf_status	st = bf_add(&s->f, h);
 
+	if (st == BF_E_COPIES)
+	{
+		/* a cuckoo element's buckets hold 8 copies at most */
+		FZ_ASSERT(s->f.variant == BF_CUCKOO, "bf_add: copies on variant %d",
+				  s->f.variant);
+		check_unchanged(s, snap, "bf_add (copies)");
+		FZ_ASSERT(bf_contains(&s->f, h), "a refused copy is absent");
+		return;
+	}
 	if (st == BF_E_FULL)
 	{
 		FZ_ASSERT(growing(s->f.variant), "bf_add: full on variant %d", s->f.variant);
@@ -455,6 +464,10 @@ do_union(slot *t, slot *o, bool self)
 		check_unchanged(o, snap_o, "bf_union (src)");
 	for (i = 0; i < nsrc; i++)
 		known_add(t, src_h[i], src_c[i]);
+	/* a cuckoo union is a set union: an element of both is stored once */
+	if (t->f.variant == BF_CUCKOO)
+		for (i = 0; i < t->nk; i++)
+			t->kc[i] = 1;
 	check_known(t, "a union");
 }
 

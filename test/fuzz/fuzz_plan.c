@@ -259,15 +259,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else if (bits < 1 || hashes < 1 || hashes > BF_MAX_HASHES)
 		FZ_ASSERT(st == BF_E_ARGUMENT, "bf_plan_bits(%llu bits, %u hashes): %s",
 				  (unsigned long long) bits, hashes, bf_status_message(st));
-	else if (bits > FZ_MAX_PAYLOAD_BITS)
-		FZ_ASSERT(st == BF_E_TOO_LARGE, "bf_plan_bits(%llu bits): %s",
-				  (unsigned long long) bits, bf_status_message(st));
-	else if (v == BF_SCALABLE)
+	else if (v == BF_SCALABLE && bits <= (UINT64_MAX >> 1))
 		FZ_ASSERT(st == BF_E_UNSUPPORTED, "bf_plan_bits for scalable: %s",
 				  bf_status_message(st));
-	else if (v == BF_CUCKOO && (hashes < 4 || hashes > 32))
+	else if (v == BF_CUCKOO && (hashes < 4 || hashes > 32) && bits <= (UINT64_MAX >> 1))
 		FZ_ASSERT(st == BF_E_HASHES, "bf_plan_bits for cuckoo, f = %u: %s", hashes,
 				  bf_status_message(st));
+	else if (bits > FZ_MAX_PAYLOAD_BITS)
+	{
+		FZ_ASSERT(st == BF_E_TOO_LARGE, "bf_plan_bits(%llu bits): %s",
+				  (unsigned long long) bits, bf_status_message(st));
+		/* the size past the limit, for the error message */
+		FZ_ASSERT(bits > (UINT64_MAX >> 1) ||
+				  bf_size_bytes((bf_variant) v, bits, hashes) > BF_MAX_BYTES,
+				  "bf_size_bytes(%d, %llu bits) past 1 GB: %llu", v,
+				  (unsigned long long) bits,
+				  (unsigned long long) bf_size_bytes((bf_variant) v, bits, hashes));
+	}
 	else
 		FZ_ASSERT(st == BF_OK || st == BF_E_TOO_LARGE, "bf_plan_bits(%d, %llu, %u): %s", v,
 				  (unsigned long long) bits, hashes, bf_status_message(st));

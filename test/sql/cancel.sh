@@ -19,9 +19,10 @@
 # 1 GB, an addition that makes a 450 MB scalable filter grow past it) must fail with 54000
 # (program_limit_exceeded) within 2 s.  Where the server runs on this machine and its
 # /proc/<pid>/clear_refs is writable (root, as in make test), the backend's peak memory is
-# measured around each refused call: a refused create, create_bits or union must not
-# allocate (peak growth under 64 MB); the growing addition may copy its input (the result of
-# an addition is a new value) but must not allocate the grown filter.
+# measured around each refused call: a refused create, create_bits, union or growing addition
+# must not allocate (peak growth under 64 MB): the addition is refused before its input is
+# copied.  Part 1 also bounds two cases that ran for seconds before honouring a cancel
+# (issue 12): a union of two 990 MB cuckoo filters must stop within 3 s.
 #
 # No WARNING may appear (e.g. a leaked resource after an error).  Run by
 # scripts/server-tests.sh; by hand, inside pg_virtualenv:
@@ -59,9 +60,12 @@ SELECT pg_backend_pid() AS pid \gset
 SQL
 
 n=0
-# cancel_case NAME STATEMENT: prepare and plan STATEMENT, then run it with a 300 ms timeout
+# cancel_case NAME STATEMENT [BOUND_MS]: prepare and plan STATEMENT, then run it with a
+# 300 ms timeout.  With BOUND_MS, a return later than that fails the case: give it only to
+# statements that run far longer uncancelled, with a bound generous enough for a loaded
+# machine (the check that the extension's loop looks for cancels often enough at all)
 cancel_case() {
-	local name=$1 stmt=$2
+	local name=$1 stmt=$2 bound=${3:-}
 	n=$((n + 1))
 	cat >>"$script" <<SQL
 \\echo CASE $n $name
@@ -76,7 +80,7 @@ SELECT round((extract(epoch FROM clock_timestamp()) - :t0) * 1000) AS ms \\gset
 DEALLOCATE c$n;
 SELECT bloomfilter_add_all(bloomfilter_create(100, 0.01), ARRAY[1, 2, 3]) @> 2
    AND NOT bloomfilter_add_all(bloomfilter_create(100, 0.01), ARRAY[1, 2, 3]) @> 'absent'::text AS alive \\gset
-\\echo RESULT~cancel~$name~:st~:ms~:alive
+\\echo RESULT~cancel~$name~:st~:ms~:alive~$bound
 SQL
 }
 
@@ -104,6 +108,12 @@ SQL
 # ---- part 1: cancellation ---------------------------------------------------------------------
 
 # one call each, seconds long
+# first, while the backend's memory is fresh (slowest to touch): a union of two 990 MB filters
+# built in the statement.  Issue 12: with a 1 s timeout it stopped after 6.7 s, since zeroing
+# the new filters and copying them never looked for a cancel; it must stop within 3 s
+cancel_case "union of two 990 MB blocked filters built in the statement" \
+	"SELECT bloomfilter_union(bloomfilter_create(800000000 + (random() * 0)::int, 0.01),
+	                          bloomfilter_create(800000000 + (random() * 0)::int, 0.01) || 7) IS NOT NULL" 3000
 cancel_case "add_all of 50 million integers" \
 	"SELECT bloomfilter_add_all(b, array_fill(7, ARRAY[50000000])) IS NOT NULL FROM small"
 cancel_case "add_all of 5 million jsonb (hashed by text form) into counting" \
@@ -118,7 +128,11 @@ cancel_case "contains_any over 50 million integers, none present" \
 	"SELECT bloomfilter_contains_any(b, array_fill(43, ARRAY[50000000])) FROM small"
 cancel_case "union of two 532 MB cuckoo filters" \
 	"SELECT bloomfilter_union(CASE WHEN random() < 2 THEN bloomfilter_create(400000000, 0.01, 'cuckoo') END,
-	                          bloomfilter_create(400000000, 0.01, 'cuckoo') || 7) IS NOT NULL"
+	                          bloomfilter_create(400000000, 0.01, 'cuckoo') || 7) IS NOT NULL" 3000
+# 6 s uncancelled; a union that reads empty buckets without looking for cancels stops late
+cancel_case "union of two 990 MB cuckoo filters" \
+	"SELECT bloomfilter_union(CASE WHEN random() < 2 THEN bloomfilter_create(740000000, 0.01, 'cuckoo') END,
+	                          bloomfilter_create(740000000, 0.01, 'cuckoo') || 7) IS NOT NULL" 3000
 cancel_case "bloomfilter_info over a 958 MB counting filter" \
 	"SELECT bits_set FROM bloomfilter_info(CASE WHEN random() < 2 THEN bloomfilter_create(200000000, 0.01, 'counting') END)"
 
@@ -166,11 +180,12 @@ limit_case "union of a 532 MB and a 545 MB cuckoo filter (stages chained past 1 
 	"SELECT bloomfilter_union(CASE WHEN random() < 2 THEN bloomfilter_create(400000000, 0.01, 'cuckoo') END,
 	                          bloomfilter_create(410000000, 0.01, 'cuckoo') || 2) IS NOT NULL" none
 # a scalable filter of 453 MB whose one stage is full (held = capacity): the next element
-# needs a second stage of about 930 MB
+# needs a second stage of about 930 MB; the filter is a plan-time constant, and the addition
+# is refused before anything is copied (issue 12: it copied the 453 MB first)
 limit_case "f || x on a full 453 MB scalable filter (growth past 1 GB)" \
 	"SELECT (CASE WHEN random() < 2 THEN overlay(bloomfilter_create(250000000, 0.01, 'scalable')::bytea
 	                                             PLACING '\\x80b2e60e00000000'::bytea FROM 81)::bloomfilter END
-	         || 'x'::text) IS NOT NULL" copy
+	         || 'x'::text) IS NOT NULL" none
 
 echo "running $n cases (about a minute)"
 t0=$EPOCHREALTIME
@@ -191,15 +206,15 @@ while IFS= read -r line; do
 	HWM0\ *) hwm0=${line#HWM0 } ;;
 	HWM1\ *) hwm1=${line#HWM1 } ;;
 	RESULT~*)
-		IFS='~' read -r _ kind name st ms extra <<<"$line"
+		IFS='~' read -r _ kind name st ms extra bound <<<"$line"
 		if [ "$kind" = cancel ]; then
-			# timing never decides: a slow return is reported, not failed
-			if [ "$st" = 57014 ] && [ "$extra" = t ]; then
+			# a slow return is reported, not failed, except past a case's own generous bound
+			if [ "$st" = 57014 ] && [ "$extra" = t ] && { [ -z "$bound" ] || [ "$ms" -lt "$bound" ]; }; then
 				printf 'ok:   %-70s 57014 after %5d ms, session fine%s\n' "$name" "$ms" \
 					"$([ "$ms" -ge $limit_ms ] && echo " (slower than $limit_ms ms: noted)")"
 			else
-				printf 'FAIL: %-70s SQLSTATE %s after %d ms (want 57014 within %d ms), session answers %s\n' \
-					"$name" "$st" "$ms" $limit_ms "${extra:-nothing}"
+				printf 'FAIL: %-70s SQLSTATE %s after %d ms (want 57014%s), session answers %s\n' \
+					"$name" "$st" "$ms" "${bound:+ within $bound ms}" "${extra:-nothing}"
 				fail=1
 			fi
 		else
