@@ -36,6 +36,9 @@ check() {
 	# the independent STORAGE.md reader (test/reader) hashes with Debian's Python xxhash
 	[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import xxhash' 2>/dev/null ||
 		need python3-xxhash "Python xxhash module for /usr/bin/python3"
+	# the differential oracle of the custom scans (test/sql/oracle.sh) drives the server with psycopg2
+	[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import psycopg2' 2>/dev/null ||
+		need python3-psycopg2 "Python psycopg2 module for /usr/bin/python3"
 	# test/sql: pg_dump, pg_restore and pgbench (dump_restore.sh, concurrency.sh) and sqlsmith
 	[ -x "$pgbin/pg_dump" ] && [ -x "$pgbin/pg_restore" ] && [ -x "$pgbin/pgbench" ] ||
 		need "postgresql-client-$PG_MAJOR" "PostgreSQL $PG_MAJOR client tools pg_dump, pg_restore, pgbench"

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# test/sql/oracle.sh - a differential oracle for the custom scans: random queries give the
+# same answers with bloomfilter.prefetch_scan and bloomfilter.agg_scan on as with them off.
+#
+# test/oracle/oracle.py (see its header) builds tables of every shape the scans meet (plain,
+# inheritance, partitioned, a materialized view, row-level security for a non-superuser role,
+# text and bytea elements of every storage kind, every element type, NULLs) and filters of
+# every variant, then runs seeded random queries (test/oracle/gen.py: LIMIT, EXISTS, partial
+# cursor fetches, nested-loop inner sides, LATERAL, correlated subqueries, UNION ALL, UPDATE /
+# DELETE / INSERT ... SELECT / FOR UPDATE, prepared statements with generic plans, aggregates;
+# quals that fail on some rows or are volatile; filters as constants, parameters, InitPlans
+# and stored in a table) with the scans off and on, serial and under forced parallel plans
+# with and without the leader, and compares rows, SQLSTATEs and side effects; then
+# EvalPlanQual cases with a concurrent writer (test/oracle/epq.py).  It fails on any
+# difference, on a lost connection or SQLSTATE XX000, when a scan was used by too few
+# queries, and when the part of the server log written during the run shows a crash.
+#
+# Environment (all optional):
+#   ORACLE_SEED      seed of the run (default 1; printed)
+#   ORACLE_QUERIES   number of queries (default 2000; e.g. 50000 for a long run)
+#   ORACLE_EPQ       number of EvalPlanQual cases (default 20)
+#   ORACLE_REPLAY    run query N alone (or epq:N) and print its SQL, plans and results
+#   ORACLE_SKIP      comma-separated classes of queries to leave out (gen.py's CLASSES:
+#                    toast, inherit, readahead), for a tree without the fixes of issue 12's
+#                    items 1-3; default: none
+#
+# Run by scripts/server-tests.sh; by hand, inside pg_virtualenv:
+#     createdb x; PGDATABASE=x bash test/sql/oracle.sh
+#     createdb y; PGDATABASE=y ORACLE_SEED=7 ORACLE_REPLAY=123 bash test/sql/oracle.sh
+# Needs /usr/bin/python3 with psycopg2 (Debian: python3-psycopg2).  Prints one PASS or FAIL
+# line; exits non-zero on failure.
+
+set -euo pipefail
+
+: "${PGDATABASE:?set PGDATABASE to an empty database}"
+ROOT=${BF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+PY=/usr/bin/python3
+export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the source tree
+
+if ! "$PY" -c 'import psycopg2' 2>/dev/null; then
+	echo "FAIL oracle: $PY cannot import psycopg2 (Debian package python3-psycopg2;" \
+		"install it with: apt-get install python3-psycopg2)"
+	exit 1
+fi
+
+q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+# internal errors are logged with their SQLSTATE
+q -c "ALTER DATABASE \"$PGDATABASE\" SET log_error_verbosity = verbose"
+
+logfile=$(q -At -c "SELECT coalesce(pg_current_logfile(), '')")
+if [ -n "$logfile" ] && [ "${logfile#/}" = "$logfile" ]; then
+	logfile="$(q -At -c "SHOW data_directory")/$logfile"
+fi
+if [ -z "$logfile" ] && command -v pg_lsclusters >/dev/null; then
+	logfile=$(pg_lsclusters -h 2>/dev/null | awk -v port="${PGPORT:-5432}" '$3 == port { print $7; exit }')
+fi
+if [ -n "$logfile" ] && [ -r "$logfile" ]; then
+	log_start=$(stat -c %s "$logfile")
+else
+	echo "note: the server log cannot be read here (${logfile:-not found}); only the sessions" \
+		"show a crash"
+	logfile=""
+fi
+
+rc=0
+"$PY" "$ROOT/test/oracle/oracle.py" || rc=$?
+
+if [ -n "$logfile" ]; then
+	sleep 1 # the postmaster's report of a crashed backend
+	bad=$(tail -c +$((log_start + 1)) "$logfile" |
+		grep -E 'terminated by signal|server process .* was terminated|PANIC|terminating connection because of crash|ERROR:  XX000' || true)
+	if [ -n "$bad" ]; then
+		echo "FAIL oracle: the server log shows a crash or an internal error:"
+		echo "$bad" | head -10
+		rc=1
+	fi
+fi
+exit $rc
