@@ -210,3 +210,24 @@ SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items;
 
 DROP FUNCTION scan_compare(text);
 DROP TABLE scan_items;
+
+--
+-- Sizing arguments that are not fixed for the query (a column in them):
+-- the Agg evaluates them on every row, NULL elements included, so the scan
+-- is not used and their errors are the Agg's
+--
+CREATE TABLE scan_sizing AS SELECT g AS x FROM generate_series(1, 200) g;
+INSERT INTO scan_sizing VALUES (NULL);
+EXPLAIN (COSTS OFF)
+SELECT bloomfilter_agg(x, 100 + 0 / (x - 150), 0.01) FROM scan_sizing;
+-- ERROR:  division by zero
+SELECT bloomfilter_agg(x, 100 + 0 / (x - 150), 0.01) IS NULL FROM scan_sizing;
+-- ERROR:  division by zero
+SELECT bloomfilter_agg(x, 100 / coalesce(x, 0), 0.01) IS NULL FROM scan_sizing;
+-- constants and parameters still take the scan
+PREPARE scan_sized(bigint) AS SELECT bloomfilter_agg(x, $1, 0.01) FROM scan_sizing;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE scan_sized(1000);
+RESET plan_cache_mode;
+DEALLOCATE scan_sized;
+DROP TABLE scan_sizing;

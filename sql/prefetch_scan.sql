@@ -383,3 +383,63 @@ DROP TABLE ps_items, ps_filters, ps_queries;
 DROP FUNCTION ps_rows(text, bool);
 DROP FUNCTION ps_costly(text);
 RESET max_parallel_workers_per_gather;
+
+--
+-- Found by a review pass: WHERE CURRENT OF a cursor over the scan, and a
+-- filter that is an expression, read again on every rescan
+--
+CREATE TABLE ps_cur (id int, x int, s text);
+INSERT INTO ps_cur SELECT g, g, 'v' || g FROM generate_series(1, 200) g;
+CREATE TABLE ps_cur_f AS
+	SELECT bloomfilter_agg(x, 1000, 0.01) AS f FROM ps_cur WHERE x % 2 = 0;
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF)
+SELECT id FROM ps_cur WHERE (SELECT f FROM ps_cur_f) @> x;
+BEGIN;
+DECLARE ps_c CURSOR FOR SELECT id FROM ps_cur WHERE (SELECT f FROM ps_cur_f) @> x;
+FETCH 2 FROM ps_c;
+UPDATE ps_cur SET s = 'hit' WHERE CURRENT OF ps_c RETURNING id, s;
+FETCH 1 FROM ps_c;
+DELETE FROM ps_cur WHERE CURRENT OF ps_c RETURNING id;
+COMMIT;
+SELECT id, s FROM ps_cur WHERE id <= 6 ORDER BY id;
+
+-- the inner side of a nested loop, its filter a stable function of a
+-- setting the outer rows change: read again on each rescan, as the plain
+-- qual reads it on each row
+CREATE FUNCTION ps_setting_filter() RETURNS bloomfilter LANGUAGE sql STABLE
+AS $$ SELECT bloomfilter(decode(current_setting('ps.filter'), 'hex')) $$;
+SELECT set_config('ps.evens', encode(f::bytea, 'hex'), false) IS NOT NULL AS set_evens FROM ps_cur_f;
+SELECT set_config('ps.three', encode(bloomfilter_add(bloomfilter_create(1000, 0.01), 3)::bytea, 'hex'),
+				  false) IS NOT NULL AS set_three;
+SELECT set_config('ps.filter', current_setting('ps.evens'), false) IS NOT NULL AS preset;
+CREATE TABLE ps_outer (i int);
+INSERT INTO ps_outer SELECT generate_series(1, 4);
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+CREATE TEMP TABLE ps_rescan_on AS
+SELECT o.i, t.id
+FROM (SELECT i, set_config('ps.filter', current_setting(CASE WHEN i % 2 = 0 THEN 'ps.evens'
+															 ELSE 'ps.three' END), false)
+	  FROM ps_outer OFFSET 0) o
+JOIN ps_cur t ON ps_setting_filter() @> t.x AND t.id < 7;
+SET bloomfilter.prefetch_scan = off;
+SELECT set_config('ps.filter', current_setting('ps.evens'), false) IS NOT NULL AS preset;
+CREATE TEMP TABLE ps_rescan_off AS
+SELECT o.i, t.id
+FROM (SELECT i, set_config('ps.filter', current_setting(CASE WHEN i % 2 = 0 THEN 'ps.evens'
+															 ELSE 'ps.three' END), false)
+	  FROM ps_outer OFFSET 0) o
+JOIN ps_cur t ON ps_setting_filter() @> t.x AND t.id < 7;
+RESET bloomfilter.prefetch_scan;
+SELECT (SELECT count(*) FROM ps_rescan_off) AS rows_off,
+	   (SELECT count(*) FROM (SELECT * FROM ps_rescan_on EXCEPT ALL SELECT * FROM ps_rescan_off) d) +
+	   (SELECT count(*) FROM (SELECT * FROM ps_rescan_off EXCEPT ALL SELECT * FROM ps_rescan_on) d)
+	   AS rows_differing;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+RESET max_parallel_workers_per_gather;
+DROP FUNCTION ps_setting_filter();
+DROP TABLE ps_cur, ps_cur_f, ps_outer;

@@ -157,6 +157,27 @@ bloomfilter_agg_support(PG_FUNCTION_ARGS)
  * Planning
  * ---------------------------------------------------------------------- */
 
+/*
+ * Whether the arguments after the element are fixed for the query: the
+ * scan evaluates them once, where the Agg evaluates them on every row (and
+ * would raise any error they raise, even on rows with a NULL element)
+ */
+static bool
+sizing_args_fixed(List *args)
+{
+	ListCell   *lc;
+
+	for_each_from(lc, args, 1)
+	{
+		Node	   *arg = (Node *) lfirst_node(TargetEntry, lc)->expr;
+
+		if (!IsA(arg, Const) &&
+			!(IsA(arg, Param) && ((Param *) arg)->paramkind == PARAM_EXTERN))
+			return false;
+	}
+	return true;
+}
+
 /* Whether this aggregate call can be computed by the scan */
 static bool
 aggref_qualifies(Aggref *aggref, AggSplit split)
@@ -174,7 +195,8 @@ aggref_qualifies(Aggref *aggref, AggSplit split)
 		aggref->agglevelsup != 0 || aggref->aggkind != AGGKIND_NORMAL ||
 		aggref->args == NIL ||
 		contain_volatile_functions((Node *) aggref->args) ||
-		contain_subplans((Node *) aggref->args))
+		contain_subplans((Node *) aggref->args) ||
+		!sizing_args_fixed(aggref->args))
 		return false;
 	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggref->aggfnoid));
 	if (!HeapTupleIsValid(tuple))

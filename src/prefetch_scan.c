@@ -633,6 +633,19 @@ read_ahead(PrefetchScanState *ps)
 }
 
 /*
+ * The row returned, made the scan's current row: WHERE CURRENT OF
+ * (execCurrentOf) reads the row a cursor stands on from ss_ScanTupleSlot,
+ * so that pointer follows the ring slot returned (every ring slot is of
+ * the table's own type, as the scan slot is).
+ */
+static inline TupleTableSlot *
+current_row(ScanState *ss, TupleTableSlot *slot)
+{
+	ss->ss_ScanTupleSlot = slot;
+	return slot;
+}
+
+/*
  * The next row that passes the filter test, for ExecScan.  Until the
  * filter is known (and while it is NULL) rows are read and tested one at a
  * time, so that the filter is evaluated when the plain qual would evaluate
@@ -673,7 +686,7 @@ next_row(ScanState *ss)
 			{
 				hash_row(ps, slot, 0);
 				if (in_filter(ps, 0))
-					return slot;
+					return current_row(ss, slot);
 			}
 			ps->removed++;
 			continue;
@@ -689,7 +702,7 @@ next_row(ScanState *ss)
 		if (!passes(ps, ps->in_turn, ps->ring[at], &ps->removed_in_turn))
 			continue;
 		if (in_filter(ps, at))
-			return ps->ring[at];
+			return current_row(ss, ps->ring[at]);
 		ps->removed++;
 	}
 }
@@ -771,8 +784,13 @@ rescan_prefetch_scan(CustomScanState *node)
 	clear_ring(ps);
 	if (ps->scan)
 		table_rescan(ps->scan, NULL);
-	/* a filter that depends on a parameter that changed is read again */
-	if (node->ss.ps.chgParam != NULL)
+	/*
+	 * The filter is read again when a parameter it depends on changed, and
+	 * when it is an expression (a stable function may answer differently
+	 * now, as an index scan evaluates its keys again on each rescan)
+	 */
+	if (node->ss.ps.chgParam != NULL ||
+		!(IsA(ps->filter_expr->expr, Const) || IsA(ps->filter_expr->expr, Param)))
 		ps->have_filter = false;
 	ExecScanReScan(&node->ss);
 }
