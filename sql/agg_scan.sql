@@ -231,3 +231,14 @@ EXPLAIN (COSTS OFF) EXECUTE scan_sized(1000);
 RESET plan_cache_mode;
 DEALLOCATE scan_sized;
 DROP TABLE scan_sizing;
+
+-- the element's hasher is set up on the first non-NULL element, as the
+-- Agg does: a type that is refused fails only when there is one
+CREATE TABLE scan_reg (c regclass);
+SELECT bloomfilter_agg(c, 100, 0.01) IS NULL AS empty_is_null FROM scan_reg;
+INSERT INTO scan_reg VALUES (NULL);
+SELECT bloomfilter_agg(c, 100, 0.01) IS NULL AS nulls_are_null FROM scan_reg;
+INSERT INTO scan_reg VALUES ('pg_class');
+-- ERROR:  type regclass cannot be an element
+SELECT bloomfilter_agg(c, 100, 0.01) FROM scan_reg;
+DROP TABLE scan_reg;

@@ -443,3 +443,28 @@ RESET enable_material;
 RESET max_parallel_workers_per_gather;
 DROP FUNCTION ps_setting_filter();
 DROP TABLE ps_cur, ps_cur_f, ps_outer;
+
+-- a cast that changes how the element hashes keeps the plain qual: int4 as
+-- oid hashes its send form, text as char(n) without trailing spaces, and a
+-- reg* type is refused; the plans below must give the plain answers
+CREATE TABLE ps_cast_f AS
+	SELECT bloomfilter_add(bloomfilter_add(bloomfilter_create(1000, 0.01), 42::oid), 'ab'::text) AS f;
+CREATE TABLE ps_cast_i AS SELECT g AS c FROM generate_series(1, 20000) g;
+CREATE TABLE ps_cast_t AS SELECT 'ab  '::text AS c FROM generate_series(1, 20000);
+CREATE TABLE ps_cast_r AS SELECT 'pg_class'::regclass AS c FROM generate_series(1, 20000);
+ANALYZE ps_cast_i, ps_cast_t, ps_cast_r;
+SET max_parallel_workers_per_gather = 0;
+SELECT count(*) AS as_oid FROM ps_cast_i WHERE (SELECT f FROM ps_cast_f) @> c::oid;
+SELECT count(*) AS as_bpchar FROM ps_cast_t WHERE (SELECT f FROM ps_cast_f) @> c::bpchar;
+SELECT count(*) AS as_text FROM ps_cast_t WHERE (SELECT f FROM ps_cast_f) @> rtrim(c);
+-- a regclass column cast to int plans without looking at regclass
+SELECT count(*) AS regclass_as_int FROM ps_cast_r
+WHERE (SELECT bloomfilter_add(bloomfilter_create(1000, 0.01), 1259)) @> c::oid::int;
+-- ERROR:  type regclass cannot be an element
+SELECT count(*) FROM ps_cast_i WHERE (SELECT f FROM ps_cast_f) @> c::regclass;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM ps_cast_i WHERE (SELECT f FROM ps_cast_f) @> c::oid;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM ps_cast_i WHERE (SELECT f FROM ps_cast_f) @> c::int8;
+RESET max_parallel_workers_per_gather;
+DROP TABLE ps_cast_f, ps_cast_i, ps_cast_t, ps_cast_r;

@@ -66,7 +66,9 @@ typedef struct BloomAgg
 	AttrNumber	elem_attno;		/* the element is this input column, */
 	ExprState  *elem_expr;		/* or this expression */
 	List	   *sizing;			/* ExprStates of the sizing arguments */
-	ElementHasher hasher;
+	Oid			elem_type;
+	ElementHasher hasher;		/* set up with the filter, on the first
+								 * non-NULL element, as the Agg does */
 	bool		started;		/* a non-NULL element came: fb is the filter */
 	FilterBuf	fb;
 } BloomAgg;
@@ -456,6 +458,7 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 	PlanState  *ps = &node->ss.ps;
 	bool		fixed = ps->scanopsfixed;
 	ListCell   *lc;
+	ElementKind kind;
 
 	as->input = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
 	node->custom_ps = list_make1(as->input);
@@ -483,11 +486,9 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 		else
 			agg->elem_expr = ExecInitExpr(elem, ps);
 		agg->sizing = ExecInitExprList(list_delete_first(list_copy(args)), ps);
-		element_hasher_init(&agg->hasher, exprType((Node *) elem),
-							estate->es_query_cxt);
-		/* (the other kinds free what they allocate) */
-		if (agg->elem_expr || agg->hasher.kind == ELEM_TEXT_OUT ||
-			agg->hasher.kind == ELEM_SEND)
+		agg->elem_type = exprType((Node *) elem);
+		/* (the plain kinds free what they allocate) */
+		if (agg->elem_expr || !element_plain_kind(agg->elem_type, &kind))
 			as->reset_rows = true;
 	}
 	ps->scanopsfixed = fixed;
@@ -503,6 +504,8 @@ start_filter(AggScanState *as, BloomAgg *agg, ExprContext *econtext)
 	ListCell   *lc;
 
 	Assert(nsizing <= lengthof(sizing));
+	element_hasher_init(&agg->hasher, agg->elem_type,
+						as->css.ss.ps.state->es_query_cxt);
 	foreach(lc, agg->sizing)
 		sizing[foreach_current_index(lc)].value =
 			ExecEvalExpr(lfirst(lc), econtext,

@@ -149,6 +149,7 @@ extern BloomFilter *bloomfilter_create_sized(bf_variant variant, int64 items,
 											 double fpr, int64 seed);
 
 /* element.c */
+extern bool element_plain_kind(Oid type, ElementKind *kind);
 extern void element_hasher_init(ElementHasher *eh, Oid type,
 								MemoryContext mcxt);
 extern void element_hasher_init_checked(FunctionCallInfo fcinfo,

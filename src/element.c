@@ -145,6 +145,37 @@ scalar_kind(Oid base, MemoryContext mcxt, FmgrInfo *io)
 }
 
 /*
+ * Whether values of 'type' (a domain: its base type) are hashed from their
+ * own bytes, calling no SQL function: integers, text, varchar, bytea,
+ * char(n), uuid.  Sets *kind when so; never raises an error, so that the
+ * planner can ask about any type.
+ */
+bool
+element_plain_kind(Oid type, ElementKind *kind)
+{
+	switch (getBaseType(type))
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+			*kind = ELEM_INTEGER;
+			return true;
+		case TEXTOID:
+		case VARCHAROID:
+		case BYTEAOID:
+			*kind = ELEM_BYTES;
+			return true;
+		case BPCHAROID:
+			*kind = ELEM_BPCHAR;
+			return true;
+		case UUIDOID:
+			*kind = ELEM_UUID;
+			return true;
+	}
+	return false;
+}
+
+/*
  * Works out how to hash values of 'type' (parts of a container included),
  * allocating what it keeps in mcxt.  Refuses types without a value-only
  * encoding.
@@ -163,24 +194,10 @@ hasher_init(ElementHasher *eh, Oid type, MemoryContext mcxt)
 	eh->mcxt = mcxt;
 	eh->scratch = NULL;
 	get_typlenbyvalalign(base, &eh->typlen, &eh->typbyval, &eh->typalign);
+	if (element_plain_kind(base, &eh->kind))
+		return;
 	switch (base)
 	{
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-			eh->kind = ELEM_INTEGER;
-			return;
-		case TEXTOID:
-		case VARCHAROID:
-		case BYTEAOID:
-			eh->kind = ELEM_BYTES;
-			return;
-		case BPCHAROID:
-			eh->kind = ELEM_BPCHAR;
-			return;
-		case UUIDOID:
-			eh->kind = ELEM_UUID;
-			return;
 		case RECORDOID:
 			eh->kind = ELEM_RECORD;
 			return;

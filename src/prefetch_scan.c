@@ -164,31 +164,47 @@ static const CustomExecMethods exec_methods = {
 static Var *
 element_column(Expr *elem)
 {
+	ElementKind kind,
+				inner;
 	Var		   *var;
-	ElementHasher eh;
 
+	/* the type the clause hashes, which the plain qual would hash */
+	if (!element_plain_kind(exprType((Node *) elem), &kind))
+		return NULL;
 	for (;;)
 	{
+		Expr	   *arg;
+		Oid			funcid = InvalidOid;
+
 		if (IsA(elem, RelabelType))
-			elem = ((RelabelType *) elem)->arg;
+			arg = ((RelabelType *) elem)->arg;
 		else if (IsA(elem, FuncExpr) &&
 				 list_length(((FuncExpr *) elem)->args) == 1 &&
 				 (((FuncExpr *) elem)->funcid == F_TEXT_BPCHAR ||
 				  ((FuncExpr *) elem)->funcid == F_INT4_INT2 ||
 				  ((FuncExpr *) elem)->funcid == F_INT8_INT2 ||
 				  ((FuncExpr *) elem)->funcid == F_INT8_INT4))
-			elem = linitial(((FuncExpr *) elem)->args);
+		{
+			funcid = ((FuncExpr *) elem)->funcid;
+			arg = linitial(((FuncExpr *) elem)->args);
+		}
 		else
 			break;
+
+		/*
+		 * Only through a cast after which the value hashes as before:
+		 * int4 relabelled as oid, or text as char(n), hashes otherwise
+		 */
+		if (!element_plain_kind(exprType((Node *) arg), &inner) ||
+			(inner != kind && funcid != F_TEXT_BPCHAR))
+			return NULL;
+		kind = inner;
+		elem = arg;
 	}
 	if (!IsA(elem, Var))
 		return NULL;
 	var = (Var *) elem;
 	if (var->varattno <= 0 || var->varlevelsup != 0)
-		return NULL;
-	element_hasher_init(&eh, var->vartype, CurrentMemoryContext);
-	if (eh.kind != ELEM_INTEGER && eh.kind != ELEM_BYTES &&
-		eh.kind != ELEM_BPCHAR && eh.kind != ELEM_UUID)
 		return NULL;
 	return var;
 }
