@@ -98,6 +98,8 @@ typedef struct ElementHasher
 	MemoryContext mcxt;
 	MemoryContext scratch;		/* per-value memory of a container, reset
 								 * after each value */
+	MemoryContext site;			/* of a call site's hasher: what it keeps,
+								 * emptied when the site meets another type */
 } ElementHasher;
 
 /*

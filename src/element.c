@@ -658,7 +658,18 @@ element_hasher_init_checked(FunctionCallInfo fcinfo, ElementHasher *eh,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("a bloomfilter cannot be an element of a bloomfilter"),
 				 errhint("Use | or bloomfilter_union to combine two filters, and = to compare them.")));
-	element_hasher_init(eh, type, fcinfo->flinfo->fn_mcxt);
+
+	/*
+	 * An anyarray argument can change its element type from row to row
+	 * (pg_statistic's stavalues): the hasher of the last type goes
+	 */
+	if (eh->site == NULL)
+		eh->site = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
+										 "bloomfilter call site element",
+										 ALLOCSET_SMALL_SIZES);
+	else
+		MemoryContextReset(eh->site);
+	element_hasher_init(eh, type, eh->site);
 }
 
 /* The hasher for argument 'argno', resolved once per call site */

@@ -10,9 +10,9 @@
 #include "bloomfilter.h"
 
 #include "access/detoast.h"
-
 #include "miscadmin.h"
 #include "utils/array.h"
+#include "utils/memutils.h"
 
 PG_FUNCTION_INFO_V1(bloomfilter_add);
 PG_FUNCTION_INFO_V1(bloomfilter_add_all);
@@ -78,6 +78,20 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(fb.flat);
 }
 
+/*
+ * Where an array's elements are hashed: a context reset after each element
+ * for the kinds whose output or send function leaves memory behind (its
+ * caller deletes it), else the current one
+ */
+static MemoryContext
+element_memory(const ElementHasher *eh)
+{
+	if (eh->kind != ELEM_TEXT_OUT && eh->kind != ELEM_SEND)
+		return CurrentMemoryContext;
+	return AllocSetContextCreate(CurrentMemoryContext, "bloomfilter array element",
+								 ALLOCSET_SMALL_SIZES);
+}
+
 /* bloomfilter_add_all(f, anyarray): every non-NULL element, in one copy */
 Datum
 bloomfilter_add_all(PG_FUNCTION_ARGS)
@@ -89,6 +103,7 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 	Datum		value;
 	bool		isnull;
 	uint32		n = 0;
+	MemoryContext elemcxt;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -99,16 +114,26 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 	if (cc->elem.type != ARR_ELEMTYPE(arr))
 		element_hasher_init_checked(fcinfo, &cc->elem, ARR_ELEMTYPE(arr), 0);
 	copy_filter(fcinfo, &fb);
+	elemcxt = element_memory(&cc->elem);
 	it = array_create_iterator(arr, 0, NULL);
 	while (array_iterate(it, &value, &isnull))
 	{
 		if (!isnull)
+		{
+			MemoryContext old = MemoryContextSwitchTo(elemcxt);
+
 			filterbuf_add_deferred(&fb, element_hash(&cc->elem, value,
 													 fb.view.seed));
+			MemoryContextSwitchTo(old);
+			if (elemcxt != CurrentMemoryContext)
+				MemoryContextReset(elemcxt);
+		}
 		if (++n % CANCEL_INTERVAL == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	array_free_iterator(it);
+	if (elemcxt != CurrentMemoryContext)
+		MemoryContextDelete(elemcxt);
 	filterbuf_flush(&fb);
 	PG_RETURN_POINTER(fb.flat);
 }
@@ -187,9 +212,11 @@ contains_array(FunctionCallInfo fcinfo, bool all)
 	int			nbatch,
 				i;
 	uint32		n = 0;
+	MemoryContext elemcxt;
 
 	if (cc->elem.type != ARR_ELEMTYPE(arr))
 		element_hasher_init_checked(fcinfo, &cc->elem, ARR_ELEMTYPE(arr), 0);
+	elemcxt = element_memory(&cc->elem);
 	it = array_create_iterator(arr, 0, NULL);
 	while (more && !decided)
 	{
@@ -202,7 +229,12 @@ contains_array(FunctionCallInfo fcinfo, bool all)
 				saw_null = true;
 			else
 			{
+				MemoryContext old = MemoryContextSwitchTo(elemcxt);
+
 				batch[nbatch] = element_hash(&cc->elem, value, f->seed);
+				MemoryContextSwitchTo(old);
+				if (elemcxt != CurrentMemoryContext)
+					MemoryContextReset(elemcxt);
 				bf_prefetch(f, batch[nbatch++]);
 			}
 			if (++n % CANCEL_INTERVAL == 0)
@@ -212,6 +244,8 @@ contains_array(FunctionCallInfo fcinfo, bool all)
 			decided = bf_contains(f, batch[i]) != all;
 	}
 	array_free_iterator(it);
+	if (elemcxt != CurrentMemoryContext)
+		MemoryContextDelete(elemcxt);
 	if (decided)
 		PG_RETURN_BOOL(!all);
 	if (saw_null)
