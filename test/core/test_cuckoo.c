@@ -69,7 +69,21 @@ plan_or_die(uint64_t n, double fpr, uint64_t seed, bf_params *p)
 	}
 }
 
-/* Adds, growing the filter as the SQL layer does when it reports full */
+/* Grows the filter by a stage, as the SQL layer does when an add reports full */
+static void
+grow_built(built *b)
+{
+	uint64_t	n = bf_grow_bytes(&b->f);
+	unsigned char *nb = check_malloc((size_t) n);
+
+	bf_grow(&b->f, nb);
+	free(b->buf);
+	b->buf = nb;
+	b->len = (size_t) n;
+	open_or_die(b);
+}
+
+/* Adds, growing the filter when it reports full */
 static int
 add_grow(built *b, bf_hash h)
 {
@@ -78,14 +92,7 @@ add_grow(built *b, bf_hash h)
 
 	while ((st = bf_add(&b->f, h)) == BF_E_FULL)
 	{
-		uint64_t	n = bf_grow_bytes(&b->f);
-		unsigned char *nb = check_malloc((size_t) n);
-
-		bf_grow(&b->f, nb);
-		free(b->buf);
-		b->buf = nb;
-		b->len = (size_t) n;
-		open_or_die(b);
+		grow_built(b);
 		grown++;
 	}
 	CHECK(st == BF_OK, "add: %s", bf_status_message(st));
@@ -1170,16 +1177,7 @@ add_new_grow(built *b, bf_hash h)
 	bf_status	st;
 
 	while ((st = bf_add_new(&b->f, h)) == BF_E_FULL)
-	{
-		uint64_t	n = bf_grow_bytes(&b->f);
-		unsigned char *nb = check_malloc((size_t) n);
-
-		bf_grow(&b->f, nb);
-		free(b->buf);
-		b->buf = nb;
-		b->len = (size_t) n;
-		open_or_die(b);
-	}
+		grow_built(b);
 	CHECK(st == BF_OK, "add_new: %s", bf_status_message(st));
 }
 
