@@ -12,6 +12,7 @@
 
 #include "postgres.h"
 
+#include "compat.h"
 #include "fmgr.h"
 #include "utils/expandeddatum.h"
 
@@ -178,8 +179,8 @@ extern void filterbuf_add(FilterBuf *fb, bf_hash h);
 extern void filterbuf_flush(FilterBuf *fb);
 extern void filterbuf_merge(FilterBuf *fb, const bf_filter *src,
 							bool intersect);
-extern void filterbuf_fail(const bf_filter *view, bf_status st,
-						   bool intersect) pg_attribute_noreturn();
+pg_noreturn extern void filterbuf_fail(const bf_filter *view, bf_status st,
+									   bool intersect);
 extern Size bloomfilter_checked_size(const bf_filter *view, uint64 bytes);
 
 /* agg_state.c */

@@ -40,6 +40,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
 #include "commands/explain.h"
+#include BF_EXPLAIN_FORMAT_H
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"

@@ -1,0 +1,38 @@
+/*
+ * compat.h
+ *		Every difference between the PostgreSQL versions the extension builds
+ *		for (15, 16, 17, 18): the rest of src/ is written against this file
+ *		and tests no PG_VERSION_NUM of its own.
+ */
+#ifndef BLOOMFILTER_COMPAT_H
+#define BLOOMFILTER_COMPAT_H
+
+#include "postgres.h"
+
+/*
+ * 18 replaced the suffix pg_attribute_noreturn() by the prefix pg_noreturn;
+ * before 18 the prefix is GCC's attribute, which every compiler PGXS uses
+ * here understands.
+ */
+#ifndef pg_noreturn
+#define pg_noreturn __attribute__((noreturn))
+#endif
+
+/* 18 moved the EXPLAIN property writers to commands/explain_format.h */
+#if PG_VERSION_NUM >= 180000
+#define BF_EXPLAIN_FORMAT_H "commands/explain_format.h"
+#else
+#define BF_EXPLAIN_FORMAT_H "commands/explain.h"
+#endif
+
+/*
+ * 18 lets a function's planner support function tell PL/pgSQL that it may
+ * modify an expanded-object variable in place (SupportRequestModifyInPlace).
+ */
+#if PG_VERSION_NUM >= 180000
+#define BF_HAVE_MODIFY_IN_PLACE 1
+#else
+#define BF_HAVE_MODIFY_IN_PLACE 0
+#endif
+
+#endif							/* BLOOMFILTER_COMPAT_H */
