@@ -106,7 +106,7 @@ endif
 BF_ENV = MAKE="$(MAKE)" PG_MAJOR="$(PG_MAJOR)" \
 	$(if $(filter file,$(origin PG_CONFIG)),,PG_CONFIG="$(PG_CONFIG)")
 
-.PHONY: deps check-core test demo bench
+.PHONY: deps check-core test test-all demo bench
 
 deps:
 	@$(BF_ENV) bash scripts/deps.sh
@@ -116,6 +116,9 @@ check-core:
 
 test:
 	+@$(BF_ENV) bash scripts/test.sh
+
+test-all:
+	+@$(BF_ENV) bash scripts/test.sh all
 
 demo:
 	+@$(BF_ENV) bash scripts/demo.sh

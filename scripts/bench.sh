@@ -27,6 +27,7 @@
 #   CC                    compiler of the core benchmark (default cc)
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bf_run_in_root_if_needed "$@"
 cd "$BF_ROOT"
 
 export BENCH_ROWS=${BENCH_ROWS:-10000000}

@@ -67,3 +67,26 @@ bf_virtualenv() {
 	command -v pg_virtualenv >/dev/null || bf_die "pg_virtualenv not found; run 'make deps'"
 	LC_ALL=C.UTF-8 LANG=C.UTF-8 pg_virtualenv -t -v "$PG_MAJOR" "$@"
 }
+
+# The Debian suite whose archive ships PostgreSQL $1 (the versions the tests run on).
+bf_suite_of() {
+	case $1 in
+	15) echo bookworm ;;
+	17) echo trixie ;;
+	18) echo sid ;;
+	*) echo unknown ;;
+	esac
+}
+
+# Called first by test.sh, demo.sh and bench.sh: when PostgreSQL $PG_MAJOR is neither
+# installed here nor shipped by this machine's Debian release, run the calling script again,
+# with the same arguments, inside the Debian root that has it (scripts/roots.sh).
+bf_run_in_root_if_needed() {
+	[ -z "${BF_IN_ROOT:-}" ] || return 0
+	[ -x "/usr/lib/postgresql/$PG_MAJOR/bin/postgres" ] && return 0
+	local codename
+	codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+	[ "$codename" = "$(bf_suite_of "$PG_MAJOR")" ] && return 0
+	bf_say "PostgreSQL $PG_MAJOR is not in this machine's Debian ($codename): running in its root"
+	exec bash "$BF_ROOT/scripts/roots.sh" "$PG_MAJOR" run bash "scripts/$(basename "$0")" "$@"
+}

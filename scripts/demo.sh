@@ -3,6 +3,7 @@
 # scripts/demo.sql with psql in a throwaway PostgreSQL cluster (pg_virtualenv).
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bf_run_in_root_if_needed "$@"
 cd "$BF_ROOT"
 
 bash scripts/deps.sh

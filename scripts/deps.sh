@@ -19,6 +19,13 @@ need() {
 	missing+=("$pkg")
 }
 
+# libclang-rt-N-dev for the installed clang N, else the metapackage of the default clang
+clang_rt_package() {
+	local major
+	major=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -n 1)
+	if [ -n "$major" ]; then echo "libclang-rt-$major-dev"; else echo libclang-rt-dev; fi
+}
+
 check() {
 	missing=()
 	command -v gcc >/dev/null || need gcc "C compiler gcc"
@@ -45,8 +52,12 @@ check() {
 	command -v sqlsmith >/dev/null || need sqlsmith "SQL fuzzer sqlsmith (test/sql/sqlsmith.sh)"
 	# the libFuzzer targets of the core (make fuzz, and a short pass in make test)
 	command -v clang >/dev/null || need clang "C compiler clang (libFuzzer builds)"
-	compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null ||
-		need libclang-rt-14-dev "libFuzzer runtime of clang 14 (libclang_rt.fuzzer)"
+	# the runtime of the installed clang (14 on Debian 12, 19 on 13, newer on unstable), or of
+	# the distribution's default clang through the libclang-rt-dev metapackage
+	local rt
+	rt=$(clang -print-resource-dir 2>/dev/null) || rt=/nonexistent
+	compgen -G "$rt/lib/*/libclang_rt.fuzzer*.a" >/dev/null ||
+		need "$(clang_rt_package)" "libFuzzer runtime of clang (libclang_rt.fuzzer)"
 	# Citus, built from its release tarball by scripts/citus.sh for test/sql/citus.sh: it links
 	# zstd, lz4 and curl, and PostgreSQL's libpq/libpq-be.h includes <gssapi/gssapi.h>
 	[ -e /usr/include/lz4.h ] || need liblz4-dev "lz4 headers /usr/include/lz4.h (Citus build)"

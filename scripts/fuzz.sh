@@ -18,7 +18,7 @@
 # -fsanitize=fuzzer,address,undefined (UBSan not recoverable, so undefined behaviour is a
 # crash); LeakSanitizer reports leaks unless it cannot run here (then with a warning).
 #
-# Environment (optional): CLANG (default clang-14, else clang), FUZZ_SECONDS,
+# Environment (optional): CLANG (default clang), FUZZ_SECONDS,
 # FUZZ_TEST_SECONDS, FUZZ_TARGETS (default "open ops plan"), FUZZ_TIMEOUT (seconds one
 # input may take, default 10), FUZZ_FLAGS (extra libFuzzer flags, e.g. -jobs=4 -workers=4),
 # BF_TALLY (see check-core.sh; one "pass|fail 1 fuzz/<target>/<stage>" line per stage).
@@ -27,7 +27,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$BF_ROOT"
 
 mode=${1:-run}
-CLANG=${CLANG:-$(command -v clang-14 || command -v clang || echo clang)}
+CLANG=${CLANG:-$(command -v clang || echo clang)}
 targets=(${FUZZ_TARGETS:-open ops plan})
 seconds=${FUZZ_SECONDS:-300}
 test_seconds=${FUZZ_TEST_SECONDS:-15}

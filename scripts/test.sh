@@ -17,6 +17,54 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$BF_ROOT"
 
+# "make test-all": make test on every PostgreSQL version Debian ships (this machine's 15, then
+# 17 and 18 in their Debian roots, scripts/roots.sh), then a PostgreSQL 15 pg_dump restored into
+# 17 and 18 (scripts/cross-version.sh), then the Debian packages (make deb deb-check).  One
+# line per part at the end; fails if any part failed.  TEST_VERSIONS picks the versions.
+if [ "${1:-}" = all ]; then
+	summary=()
+	status=0
+	t_all=$SECONDS
+	part() { # description, command...
+		local what=$1 t=$SECONDS rc=0 out
+		shift
+		out=$BF_ROOT/build/test-all.$(printf '%s' "$what" | tr -c 'A-Za-z0-9' '_').log
+		mkdir -p "$BF_ROOT/build"
+		"$@" 2>&1 | tee "$out" || rc=$?
+		local tail
+		tail=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1) || true
+		if [ "$rc" -eq 0 ]; then
+			summary+=("$(printf '%-32s %s (%d s)' "$what:" "${tail:-passed}" $((SECONDS - t)))")
+		else
+			summary+=("$(printf '%-32s FAILED, exit %d %s(%d s)' "$what:" "$rc" "${tail:+$tail }" $((SECONDS - t)))")
+			status=1
+		fi
+	}
+	versions=${TEST_VERSIONS:-15 17 18}
+	for v in $versions; do
+		part "PostgreSQL $v" env PG_MAJOR="$v" bash scripts/test.sh
+	done
+	later=$(printf '%s\n' $versions | grep -vx 15 | tr '\n' ' ') || true
+	if [[ " $versions " == *" 15 "* && -n "$later" ]]; then
+		part "pg_dump 15 -> $later" env PG_MAJOR=15 CROSS_TO="$later" bash scripts/cross-version.sh
+	fi
+	if grep -q '^deb-check:' Makefile; then
+		part "Debian packages" "$MAKE" -s deb deb-check
+	fi
+	# nothing may outlive the run: no mount of a root left behind
+	left=$(findmnt -rn -o TARGET | grep -F -e "$BF_ROOT/" -e "${BF_ROOTS:-$BF_ROOT/build/roots}/") || true
+	if [ -n "$left" ]; then
+		summary+=("left-over mounts: $(echo "$left" | tr '\n' ' ')")
+		status=1
+	fi
+	echo
+	echo "test-all summary ($((SECONDS - t_all)) s):"
+	printf '    %s\n' "${summary[@]}"
+	exit $status
+fi
+
+bf_run_in_root_if_needed "$@"
+
 bash scripts/deps.sh
 bf_resolve_pg_config
 

@@ -18,6 +18,13 @@
 #define pg_noreturn __attribute__((noreturn))
 #endif
 
+/* 18 declared the byte side of base64's encode and decode as uint8 */
+#if PG_VERSION_NUM >= 180000
+typedef uint8 bf_b64_byte;
+#else
+typedef char bf_b64_byte;
+#endif
+
 /* 18 moved the EXPLAIN property writers to commands/explain_format.h */
 #if PG_VERSION_NUM >= 180000
 #define BF_EXPLAIN_FORMAT_H "commands/explain_format.h"

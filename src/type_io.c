@@ -13,7 +13,6 @@
 #include "common/base64.h"
 #include "utils/memutils.h"
 #include "libpq/pqformat.h"
-#include "parser/scansup.h"
 
 PG_FUNCTION_INFO_V1(bloomfilter_in);
 PG_FUNCTION_INFO_V1(bloomfilter_out);
@@ -23,6 +22,17 @@ PG_FUNCTION_INFO_V1(bloomfilter_from_bytea);
 
 /* Largest filter whose base64 text still fits in one palloc */
 #define MAX_TEXT_BYTES	((Size) (MaxAllocSize - 1) / 4 * 3)
+
+/*
+ * The white space allowed around the text form: space, tab, newline, carriage
+ * return and form feed.  PostgreSQL's scanner_isspace took a vertical tab too
+ * from 16 on; the text form must read the same on every server version.
+ */
+static inline bool
+is_text_form_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+}
 
 Datum
 bloomfilter_in(PG_FUNCTION_ARGS)
@@ -35,10 +45,10 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 	int			n;
 
 	/* surrounding white space is allowed, as in the built-in types */
-	while (scanner_isspace(*str))
+	while (is_text_form_space(*str))
 		str++;
 	len = strlen(str);
-	while (len > 0 && scanner_isspace(str[len - 1]))
+	while (len > 0 && is_text_form_space(str[len - 1]))
 		len--;
 	maxbytes = len / 4 * 3 + 3;
 
@@ -48,7 +58,7 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 				 errmsg("bloomfilter text input is too long"),
 				 errdetail("The input holds %zu characters.", len)));
 	bf = palloc(VARHDRSZ + maxbytes);
-	n = pg_b64_decode(str, (int) len, (char *) bf->data, (int) maxbytes);
+	n = pg_b64_decode(str, (int) len, (bf_b64_byte *) bf->data, (int) maxbytes);
 	if (n < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
@@ -79,7 +89,7 @@ bloomfilter_out(PG_FUNCTION_ARGS)
 	/* pg_b64_enc_len computes in int and overflows past 512 MB: do it here */
 	enclen = (len + 2) / 3 * 4;
 	out = palloc(enclen + 1);
-	n = pg_b64_encode((const char *) bf->data, (int) len, out, (int) enclen);
+	n = pg_b64_encode((const bf_b64_byte *) bf->data, (int) len, out, (int) enclen);
 	if (n < 0)
 		elog(ERROR, "could not encode bloomfilter as base64");
 	out[n] = '\0';

@@ -33,6 +33,10 @@
 # Run by scripts/server-tests.sh (PGDATABASE a fresh database, BF_TMPDIR a directory the
 # server can write to); by hand, inside pg_virtualenv:
 #     createdb x; PGDATABASE=x BF_TMPDIR=/tmp bash test/sql/dump_restore.sh
+# scripts/cross-version.sh runs it with BF_CROSS_EXPORT=DIR (build the source, write its
+# pg_dump -Fc and fingerprint to DIR, stop) on one PostgreSQL version and BF_CROSS_IMPORT=DIR
+# (restore that dump as the source, require the same fingerprint, then the same checks of
+# elements and bloomfilter_info, stop) on another.
 # Drops the databases it creates.  Prints one PASS or FAIL line; exits non-zero on failure.
 
 set -euo pipefail
@@ -74,6 +78,7 @@ t0=$EPOCHREALTIME
 
 # ---- the source database ----------------------------------------------------------------------
 
+if [ -z "${BF_CROSS_IMPORT:-}" ]; then
 q -d "$src" <<'SQL'
 CREATE EXTENSION bloomfilter;
 
@@ -233,6 +238,10 @@ CREATE TABLE generated (id int PRIMARY KEY, r pair, f bloomfilter,
                         found boolean GENERATED ALWAYS AS (f @> r) STORED);
 INSERT INTO generated (id, r, f) SELECT id, r, bloomfilter_create(10, 0.01) || r FROM typed_elems WHERE id <= 200;
 SQL
+else
+	# a dump made by another PostgreSQL version (scripts/cross-version.sh) is the source
+	"$bindir/pg_restore" --exit-on-error -d "$src" "$BF_CROSS_IMPORT/dump.custom"
+fi
 
 # one line per filter: table, key, length, md5 of the bytes, md5 of the text form
 fingerprint() { # database [table suffix]
@@ -324,6 +333,32 @@ check "the source has what the test needs: tiny, compressed and out-of-line filt
 check "in the source every element is found ($src_fn false negatives)" test "$src_fn" -eq 0
 check "in the source bloomfilter_info reads all $nonnull filters ($src_info)" test "$src_info" -eq "$nonnull"
 typed_check "source" "$src"
+
+# scripts/cross-version.sh: the dump of this source made by one PostgreSQL version is restored
+# by another, whose copy must have the same bytes (the format does not depend on the server)
+if [ -n "${BF_CROSS_EXPORT:-}" ]; then
+	mkdir -p "$BF_CROSS_EXPORT"
+	"$bindir/pg_dump" -Fc -d "$src" -f "$BF_CROSS_EXPORT/dump.custom"
+	cp "$work/src.txt" "$BF_CROSS_EXPORT/fingerprint.txt"
+	"$bindir/psql" -X -At -d "$src" -c 'SELECT version()' >"$BF_CROSS_EXPORT/version.txt"
+	[ "$fail" -eq 0 ] || { echo "FAIL: dump_restore: the source for other versions is not right"; exit 1; }
+	echo "PASS: dump_restore: $nfilters filters dumped for other versions into $BF_CROSS_EXPORT"
+	exit 0
+fi
+if [ -n "${BF_CROSS_IMPORT:-}" ]; then
+	from=$(cut -d' ' -f1-2 "$BF_CROSS_IMPORT/version.txt")
+	to=$("$bindir/psql" -X -At -d "$src" -c 'SELECT version()' | cut -d' ' -f1-2)
+	if diff "$BF_CROSS_IMPORT/fingerprint.txt" "$work/src.txt" >"$work/cross.diff"; then
+		echo "ok:   $from dump restored into $to: all $nfilters filters byte for byte the same"
+	else
+		echo "FAIL: $from dump restored into $to: filters differ (< $from, > $to):"
+		head -20 "$work/cross.diff"
+		fail=1
+	fi
+	[ "$fail" -eq 0 ] || { echo "FAIL: dump_restore: $from -> $to"; exit 1; }
+	echo "PASS: dump_restore: a $from pg_dump of $nfilters filters of every variant restores into $to byte for byte, every element found"
+	exit 0
+fi
 
 same_as_source() { # label, database, [table suffix]
 	local label=$1 db=$2 suffix=${3:-} fn info out
