@@ -42,7 +42,7 @@ if [ "${1:-}" = all ]; then
 	}
 	versions=${TEST_VERSIONS:-15 17 18}
 	for v in $versions; do
-		part "PostgreSQL $v" env PG_MAJOR="$v" bash scripts/test.sh
+		part "PostgreSQL $v" "$MAKE" -s test PG_MAJOR="$v"
 	done
 	later=$(printf '%s\n' $versions | grep -vx 15 | tr '\n' ' ') || true
 	if [[ " $versions " == *" 15 "* && -n "$later" ]]; then
