@@ -19,7 +19,8 @@
 # defines a static have_createdb_privilege() for PostgreSQL 15, which PostgreSQL 15.20 declares
 # extern in commands/dbcommands.h; the definition is kept for older minor releases only.
 #
-# Exit status: 0 built and installed (or already), 3 skipped (no tarball), 1 anything else.
+# Exit status: 0 built and installed (or already), 3 skipped (no tarball, or a PostgreSQL
+# version Citus does not support), 1 anything else.
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$BF_ROOT"
@@ -32,6 +33,15 @@ src=$dir/src
 stamp=$dir/stamp
 # bump when the patch below or the build options change, to force a rebuild
 patch_id="pg_version_compat-150020 no-llvm v1"
+
+# Citus 13.2 supports PostgreSQL 15, 16 and 17 (its configure refuses the others)
+case $PG_MAJOR in
+15 | 16 | 17) ;;
+*)
+	echo "citus: skipped: Citus $CITUS_VERSION supports PostgreSQL 15 to 17, not $PG_MAJOR"
+	exit 3
+	;;
+esac
 
 if [ ! -f "$CITUS_TARBALL" ]; then
 	echo "citus: skipped: the Citus source tarball $CITUS_TARBALL is not there"

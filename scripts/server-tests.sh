@@ -12,7 +12,8 @@
 #   PGDATABASE  a fresh, empty database named extra_<script name> (CREATE EXTENSION is yours)
 #   BF_ROOT     the repository root
 #   BF_TMPDIR   a scratch directory that the server can write to as well (e.g. COPY ... TO)
-# It passes when it exits 0; it is stopped after BF_SCRIPT_TIMEOUT seconds (default 300).
+# It passes when it exits 0, is skipped (and says why) when it exits 77; it is stopped after
+# BF_SCRIPT_TIMEOUT seconds (default 300).
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$BF_ROOT"
@@ -79,6 +80,9 @@ for script in "${scripts[@]}"; do
 	if [ $rc -eq 0 ]; then
 		echo "ok   $script"
 		tally pass 1 "server/script/$name"
+	elif [ $rc -eq 77 ]; then
+		echo "skip $script"
+		tally skip 1 "server/script/$name"
 	elif [ $rc -eq 124 ]; then
 		echo "FAIL $script (timed out after ${BF_SCRIPT_TIMEOUT:-300} s)"
 		tally fail 1 "server/script/$name"

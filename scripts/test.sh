@@ -99,6 +99,10 @@ read -r passed failed < <(awk '$1 == "pass" { p += $2 } $1 == "fail" { f += $2 }
 	END { print p + 0, f + 0 }' "$BF_TALLY")
 
 echo
+if grep -q '^skip ' "$BF_TALLY"; then
+	echo "skipped (not counted as passed):"
+	awk '$1 == "skip" { print "    " $3 }' "$BF_TALLY"
+fi
 if [ "$failed" -gt 0 ]; then
 	echo "failed:"
 	awk '$1 == "fail" { print "    " $3 ($2 > 1 ? " (" $2 ")" : "") }' "$BF_TALLY"
