@@ -64,6 +64,8 @@ check() {
 	[ -e /usr/include/zstd.h ] || need libzstd-dev "zstd headers /usr/include/zstd.h (Citus build)"
 	compgen -G "/usr/include/*/curl/curl.h" >/dev/null || [ -e /usr/include/curl/curl.h ] ||
 		need libcurl4-openssl-dev "libcurl headers curl/curl.h (Citus build)"
+	# PostgreSQL 17's utils/pg_locale.h includes ICU's unicode/ucol.h
+	[ -e /usr/include/unicode/ucol.h ] || need libicu-dev "ICU headers /usr/include/unicode/ucol.h (Citus build)"
 	[ -e /usr/include/gssapi/gssapi.h ] || need libkrb5-dev "GSSAPI headers /usr/include/gssapi/gssapi.h (Citus build)"
 	return 0
 }

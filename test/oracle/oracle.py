@@ -107,6 +107,10 @@ def row_key(row):
     return [(v is None, v or '') for v in row]
 
 
+# PostgreSQL 16 renamed force_parallel_mode to debug_parallel_query
+FORCE_PARALLEL_GUC = 'force_parallel_mode'
+
+
 def settings_sql(cfg, q_settings, force_parallel, role):
     name, on, leader = cfg
     s = [f"bloomfilter.prefetch_scan = {'on' if on else 'off'}",
@@ -117,7 +121,7 @@ def settings_sql(cfg, q_settings, force_parallel, role):
     else:
         s += PAR + [f"parallel_leader_participation = {leader}"]
         if force_parallel:
-            s.append("force_parallel_mode = on")
+            s.append(f"{FORCE_PARALLEL_GUC} = on")
     s += q_settings
     sql = "".join(f"SET LOCAL {x}; " for x in s)
     if role:
@@ -127,8 +131,11 @@ def settings_sql(cfg, q_settings, force_parallel, role):
 
 class Runner:
     def __init__(self):
+        global FORCE_PARALLEL_GUC
         self.conn = connect()
         self.cur = self.conn.cursor()
+        if self.conn.server_version >= 160000:
+            FORCE_PARALLEL_GUC = 'debug_parallel_query'
         self.bf_oid = None
         self.texts = {}
         self.executions = 0
