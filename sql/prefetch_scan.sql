@@ -73,13 +73,13 @@ LANGUAGE plpgsql IMMUTABLE COST 10000 AS $$ BEGIN RETURN $1 IS NOT NULL; END $$;
 EXPLAIN (COSTS OFF)
 SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'blocked') @> t
 	AND note = 'n1' AND (b IS NULL OR NOT id <= 100);
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF)
 SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'blocked') @> t
 	AND note = 'n1' AND (b IS NULL OR NOT id <= 100);
 EXPLAIN (COSTS OFF)
 SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'blocked') @> t
 	AND id % 3 = 0 AND ps_costly(note);
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF)
 SELECT id FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'blocked') @> t
 	AND id % 3 = 0 AND ps_costly(note);
 -- a filter whose subquery would fail is never evaluated when no row passes
