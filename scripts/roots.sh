@@ -71,7 +71,7 @@ bf_chroot() {
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			LANG=C.UTF-8 LC_ALL=C.UTF-8 BF_IN_ROOT="$BF_VERSION" PG_MAJOR="$BF_VERSION" \
 			$BF_PASS_ENV bash -c "$cmd"
-	' bf-chroot "$root" "$cmd" "${BF_ROOT_BINDS:-}"
+	' bf-chroot "$root" "$cmd" "${BF_ROOT_BINDS:-}" 9>&-
 }
 
 # Environment passed into the root: the test and bench knobs the caller set.
@@ -93,7 +93,7 @@ make_root() {
 		# debootstrap mounts /proc and /sys in the target: keep those mounts in a namespace
 		unshare --mount --propagation private -- debootstrap --variant=minbase \
 			--include="postgresql-$version,postgresql-server-dev-$version,libxxhash-dev,make,gcc,libc6-dev" \
-			"$suite" "$root" "$mirror" >"$BF_ROOTS/pg$version.debootstrap.log" 2>&1 ||
+			"$suite" "$root" "$mirror" >"$BF_ROOTS/pg$version.debootstrap.log" 2>&1 9>&- ||
 			bf_die "debootstrap $suite failed; see $BF_ROOTS/pg$version.debootstrap.log"
 		# the archive moves on: do not let a Valid-Until date stop a later apt-get update
 		echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99bloomfilter"
@@ -107,6 +107,13 @@ make_root() {
 }
 
 bf_host_tools
+# one user of a root at a time: a second "run" would copy the tree under a running test
+mkdir -p "$BF_ROOTS"
+exec 9>"$BF_ROOTS/pg$version.lock"
+if ! flock -n 9; then
+	bf_say "waiting for another user of the PostgreSQL $version root ($BF_ROOTS/pg$version.lock)"
+	flock 9
+fi
 make_root
 
 [ $# -gt 0 ] || { bf_say "root for PostgreSQL $version ready: $root"; exit 0; }
