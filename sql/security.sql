@@ -60,8 +60,9 @@ GRANT USAGE ON SCHEMA attacker TO PUBLIC;
 --
 -- trusted: a role with CREATE on the database installs it, others may not
 --
-SELECT trusted, superuser, relocatable
-FROM pg_available_extension_versions WHERE name = 'bloomfilter';
+SELECT version, trusted, superuser, relocatable
+FROM pg_available_extension_versions
+WHERE name = 'bloomfilter' ORDER BY version;
 SET ROLE regress_bf_user;
 -- ERROR:  permission denied to create extension "bloomfilter"
 CREATE EXTENSION bloomfilter SCHEMA shared;

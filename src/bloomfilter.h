@@ -204,6 +204,13 @@ extern void agg_scan_init(void);
 /* filter_cache.c */
 extern bf_filter *filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc,
 									 int argno);
+extern struct Node *call_arg_expr(FmgrInfo *flinfo, int argno);
+
+/* inplace.c */
+extern void inplace_init(void);
+extern void inplace_count_copy(void);
+extern BloomState *inplace_target(FunctionCallInfo fcinfo);
+extern bool inplace_wanted(FunctionCallInfo fcinfo);
 
 /*
  * Hot-path helpers, inlined into the per-row functions

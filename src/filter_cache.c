@@ -32,22 +32,34 @@
 #define FC_STABLE		3
 #define FC_HEADER		4
 
-/* Is argument 'argno' of the call a Const, fixed for the expression's life? */
-static bool
-arg_is_const(FmgrInfo *flinfo, int argno)
+/*
+ * The expression of argument 'argno' of the call (a function or an
+ * operator), or NULL where the call has no expression
+ */
+Node *
+call_arg_expr(FmgrInfo *flinfo, int argno)
 {
 	Node	   *expr = flinfo->fn_expr;
 	List	   *args;
 
 	if (expr == NULL)
-		return false;
+		return NULL;
 	if (IsA(expr, FuncExpr))
 		args = ((FuncExpr *) expr)->args;
 	else if (IsA(expr, OpExpr))
 		args = ((OpExpr *) expr)->args;
 	else
-		return false;
-	return argno < list_length(args) && IsA(list_nth(args, argno), Const);
+		return NULL;
+	return argno < list_length(args) ? list_nth(args, argno) : NULL;
+}
+
+/* Is argument 'argno' of the call a Const, fixed for the expression's life? */
+static bool
+arg_is_const(FmgrInfo *flinfo, int argno)
+{
+	Node	   *arg = call_arg_expr(flinfo, argno);
+
+	return arg != NULL && IsA(arg, Const);
 }
 
 /* Forgets the cached copy */

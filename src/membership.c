@@ -5,7 +5,9 @@
  * One C function serves every element-type overload of an SQL function:
  * the element's type is resolved once per call site (element.c), and the
  * filter argument of a probe is cached per call site (filter_cache.c).
- * Adding returns a new filter; the input datum is never modified.
+ * Adding returns a new filter; the input datum is never modified, except
+ * where PostgreSQL 18's PL/pgSQL hands over its variable to be changed in
+ * place (inplace.c).
  */
 #include "bloomfilter.h"
 
@@ -53,6 +55,7 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 	CallCache  *cc;
 	ElementHasher *eh;
 	FilterBuf	fb;
+	BloomState *state;
 	struct varlena *raw;
 	bf_filter	view;
 	bf_hash		h;
@@ -63,6 +66,17 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	cc = bloomfilter_call_cache(fcinfo);
 	eh = element_hasher_for_arg(fcinfo, cc, 1);
+	state = inplace_target(fcinfo);
+	if (state)
+	{
+		/* PL/pgSQL's variable, ours to change (inplace.c) */
+		h = element_hash(eh, PG_GETARG_DATUM(1), state->fb.view.seed);
+		if (bf_add_grows(&state->fb.view, h))
+			(void) bloomfilter_checked_size(&state->fb.view,
+											bf_grow_bytes(&state->fb.view));
+		filterbuf_add(&state->fb, h);
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
 	raw = (struct varlena *) PG_GETARG_POINTER(0);
 	if (VARATT_IS_EXTENDED(raw))
 		raw = detoast_attr(raw);	/* a copy of our own */
@@ -70,6 +84,16 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 	h = element_hash(eh, PG_GETARG_DATUM(1), view.seed);
 	if (bf_add_grows(&view, h))
 		(void) bloomfilter_checked_size(&view, bf_grow_bytes(&view));
+	inplace_count_copy();
+	if (inplace_wanted(fcinfo))
+	{
+		/* the first add of a PL/pgSQL loop: later ones go in place */
+		state = bloom_state_copy(CurrentMemoryContext, (BloomFilter *) raw);
+		if (raw != (struct varlena *) PG_GETARG_POINTER(0))
+			pfree(raw);
+		filterbuf_add(&state->fb, h);
+		PG_RETURN_DATUM(bloom_state_datum(state));
+	}
 	if (raw != (struct varlena *) PG_GETARG_POINTER(0))
 		filterbuf_adopt(&fb, CurrentMemoryContext, raw);
 	else
@@ -149,23 +173,48 @@ bloomfilter_remove(PG_FUNCTION_ARGS)
 	CallCache  *cc;
 	ElementHasher *eh;
 	FilterBuf	fb;
+	BloomState *state;
+	bf_filter  *view;
 	bf_status	st;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	copy_filter(fcinfo, &fb);
-	if (!bf_can_remove(fb.view.variant))
-		bloomfilter_unsupported(&fb.view, "remove",
+	state = inplace_target(fcinfo);
+	if (state)
+		view = &state->fb.view; /* PL/pgSQL's variable (inplace.c) */
+	else
+	{
+		inplace_count_copy();
+		if (inplace_wanted(fcinfo))
+		{
+			/* the first remove of a PL/pgSQL loop: later ones go in place */
+			state = bloom_state_copy(CurrentMemoryContext,
+									 PG_GETARG_BLOOMFILTER_P(0));
+			view = &state->fb.view;
+		}
+		else
+		{
+			copy_filter(fcinfo, &fb);
+			view = &fb.view;
+		}
+	}
+	if (!bf_can_remove(view->variant))
+		bloomfilter_unsupported(view, "remove",
 								"Only counting and cuckoo filters can remove elements; build the filter with variant 'counting' or 'cuckoo'.");
-	if (PG_ARGISNULL(1))
+	if (!PG_ARGISNULL(1))
+	{
+		cc = bloomfilter_call_cache(fcinfo);
+		eh = element_hasher_for_arg(fcinfo, cc, 1);
+		st = bf_remove(view, element_hash(eh, PG_GETARG_DATUM(1), view->seed));
+		if (st != BF_OK && st != BF_E_NOT_FOUND)
+			elog(ERROR, "could not remove from bloomfilter: %s",
+				 bf_status_message(st));
+	}
+	if (state == NULL)
 		PG_RETURN_POINTER(fb.flat);
-	cc = bloomfilter_call_cache(fcinfo);
-	eh = element_hasher_for_arg(fcinfo, cc, 1);
-	st = bf_remove(&fb.view, element_hash(eh, PG_GETARG_DATUM(1), fb.view.seed));
-	if (st != BF_OK && st != BF_E_NOT_FOUND)
-		elog(ERROR, "could not remove from bloomfilter: %s",
-			 bf_status_message(st));
-	PG_RETURN_POINTER(fb.flat);
+	if (state == bloom_state_rw(PG_GETARG_DATUM(0)))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	PG_RETURN_DATUM(bloom_state_datum(state));
 }
 
 static inline bool

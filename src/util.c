@@ -19,6 +19,7 @@ _PG_init(void)
 {
 	prefetch_scan_init();
 	agg_scan_init();
+	inplace_init();
 	MarkGUCPrefixReserved("bloomfilter");
 }
 
