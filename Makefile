@@ -65,6 +65,8 @@ BLOOMTOOL = build/bin/bloomtool
 BF_CORE_LIB = build/lib/libbloomfilter.a
 BF_CORE_LIB_OBJS = $(patsubst src/core/%.c,build/lib/obj/%.o,$(sort $(wildcard src/core/*.c)))
 BF_TOOL_CFLAGS = -std=c99 -O2 -Wall -Wextra -fPIC
+# the Debian package adds dpkg-buildflags' hardening flags here
+BF_TOOL_LDFLAGS =
 BF_VERSION := $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" bloomfilter.control)
 
 all: $(BLOOMTOOL) $(BF_CORE_LIB)
@@ -80,12 +82,16 @@ $(BF_CORE_LIB): $(BF_CORE_LIB_OBJS)
 $(BLOOMTOOL): src/bloomtool/bloomtool.c src/core/bf.h $(BF_CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(BF_TOOL_CFLAGS) -Isrc/core -DBLOOMTOOL_VERSION='"$(BF_VERSION)"' \
-		$< $(BF_CORE_LIB) -lxxhash -lm -o $@
+		$< $(BF_CORE_LIB) $(BF_TOOL_LDFLAGS) -lxxhash -lm -o $@
 
 ifneq ($(PGXS),)
 .PHONY: install-bloomtool uninstall-bloomtool
+# BF_INSTALL_TOOLS=no installs the extension alone (the Debian package ships bloomtool
+# in a package of its own, in /usr/bin)
+ifneq ($(BF_INSTALL_TOOLS),no)
 install: install-bloomtool
 uninstall: uninstall-bloomtool
+endif
 
 BF_INCLUDEDIR = $(includedir_server)/extension/bloomfilter
 
@@ -106,7 +112,7 @@ endif
 BF_ENV = MAKE="$(MAKE)" PG_MAJOR="$(PG_MAJOR)" \
 	$(if $(filter file,$(origin PG_CONFIG)),,PG_CONFIG="$(PG_CONFIG)")
 
-.PHONY: deps check-core test test-all demo bench
+.PHONY: deps check-core test test-all demo bench dist deb deb-check
 
 deps:
 	@$(BF_ENV) bash scripts/deps.sh
@@ -136,3 +142,16 @@ fuzz:
 
 fuzz-corpus:
 	@$(BF_ENV) bash scripts/fuzz.sh corpus
+
+# Releases: make dist writes build/dist/bloomfilter-VERSION.tar.gz (git archive of HEAD);
+# make deb builds the Debian packages for this machine's PostgreSQL and runs lintian; make
+# deb-check installs them with apt-get on a fresh Debian 12 root (debootstrap) and in the
+# roots of the other versions, and tries them (scripts/deb.sh).
+dist:
+	@$(BF_ENV) bash scripts/deb.sh dist
+
+deb:
+	@$(BF_ENV) bash scripts/deb.sh build
+
+deb-check:
+	@$(BF_ENV) bash scripts/deb.sh check

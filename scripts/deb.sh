@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# scripts/deb.sh - release tarball and Debian packages.
+#
+#     bash scripts/deb.sh dist     build/dist/bloomfilter-VERSION.tar.gz from git archive of HEAD
+#     bash scripts/deb.sh build    the packages for this machine's PostgreSQL, then lintian
+#     bash scripts/deb.sh check    build, then install with apt-get and try them: on a fresh
+#                                  Debian 12 root (debootstrap), and for each of DEB_VERSIONS
+#                                  other than 15 (default "17 18") in its root (scripts/roots.sh)
+#
+# The packages are built from the release tarball the way Debian builds PostgreSQL extensions
+# (debian/: pg_buildext, debian/pgversions): postgresql-NN-bloomfilter for each PostgreSQL of
+# the build machine, and bloomtool (/usr/bin/bloomtool).  They land in build/deb/.  lintian must
+# report no error.  Every chroot happens in a mount namespace of its own (unshare), so no mount
+# outlives this script.  Ends with the time of each step.  Needs root.
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$BF_ROOT"
+
+mode=${1:-build}
+version=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" bloomfilter.control).0
+out=$BF_ROOT/build/deb
+steps=()
+step() { # description, command...
+	local what=$1 t=$EPOCHREALTIME
+	shift
+	bf_say "$what"
+	"$@"
+	steps+=("$(printf '%-62s %6.1f s' "$what" "$(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')")")
+}
+print_steps() {
+	echo
+	echo "deb.sh step times:"
+	printf '    %s\n' "${steps[@]}"
+}
+
+apt_install() { # packages...
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	flock /tmp/bf-apt.lock bash -c 'export DEBIAN_FRONTEND=noninteractive
+		apt-get -o DPkg::Lock::Timeout=300 update -qq &&
+		apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "$@"' bf-apt "${missing[@]}"
+}
+
+# ---- dist ---------------------------------------------------------------------------------------
+make_dist() {
+	git -C "$BF_ROOT" rev-parse --git-dir >/dev/null 2>&1 ||
+		bf_die "make dist needs a git checkout (it archives HEAD)"
+	mkdir -p build/dist
+	git -C "$BF_ROOT" archive --format=tar.gz --prefix="bloomfilter-$version/" \
+		-o "build/dist/bloomfilter-$version.tar.gz" HEAD
+	if [ -n "$(git -C "$BF_ROOT" status --porcelain --untracked-files=no)" ]; then
+		bf_warn "the tree has uncommitted changes: the tarball holds HEAD without them"
+	fi
+	echo "dist: build/dist/bloomfilter-$version.tar.gz ($(git -C "$BF_ROOT" rev-parse --short HEAD), $(du -k "build/dist/bloomfilter-$version.tar.gz" | cut -f1) kB)"
+}
+
+if [ "$mode" = dist ]; then
+	make_dist
+	exit 0
+fi
+bf_is_root || bf_die "building and installing the packages needs root"
+
+# ---- build: in a copy unpacked from the tarball, as a package build would see it ---------------
+# (run here, or inside a root by "scripts/roots.sh N run bash scripts/deb.sh build-here")
+build_here() {
+	local tarball=$1 src
+	apt_install build-essential debhelper postgresql-server-dev-all libxxhash-dev fakeroot
+	rm -rf "$out/src" "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
+	mkdir -p "$out/src"
+	tar -xzf "$tarball" -C "$out/src"
+	src=$out/src/bloomfilter-$version
+	(cd "$src" && pg_buildext updatecontrol >/dev/null &&
+		dpkg-buildpackage -us -uc -b >"$out/build.log" 2>&1) ||
+		{ tail -n 40 "$out/build.log" >&2; bf_die "dpkg-buildpackage failed (log: $out/build.log)"; }
+	mv "$out/src"/*.deb "$out/src"/*.changes "$out/src"/*.buildinfo "$out/" 2>/dev/null || true
+	ls "$out"/*.deb >/dev/null 2>&1 || bf_die "dpkg-buildpackage made no package"
+}
+
+if [ "$mode" = build-here ]; then
+	build_here "$2"
+	exit 0
+fi
+
+# lintian of the packages in a directory: errors fail, the rest is shown
+run_lintian() { # directory
+	local log=$1/lintian.log
+	lintian --no-tag-display-limit "$1"/*.deb >"$log" 2>&1 || true
+	cat "$log"
+	if grep -q '^E: ' "$log"; then
+		bf_die "lintian reports errors (above)"
+	fi
+}
+
+step "dist tarball (git archive of HEAD)" make_dist
+step "build dependencies and lintian on the host" apt_install lintian build-essential debhelper \
+	postgresql-server-dev-all libxxhash-dev fakeroot
+step "dpkg-buildpackage (PostgreSQL $(pg_buildext supported-versions | tr '\n' ' ')on the host)" \
+	build_here "build/dist/bloomfilter-$version.tar.gz"
+step "lintian" run_lintian "$out"
+ls -1 "$out"/*.deb | sed 's|.*/|built: |'
+if [ "$mode" = build ]; then
+	print_steps
+	exit 0
+fi
+
+# ---- check: install on fresh roots and try --------------------------------------------------------
+# The smoke test, run inside a root as root with the packages in /bf/debs
+cat >"$out/smoke.sh" <<'SMOKE'
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+cd /bf/debs
+apt-get -o DPkg::Lock::Timeout=300 update -qq
+apt-get install -y -qq --no-install-recommends ./*.deb >/dev/null
+v=$(ls -d /usr/lib/postgresql/*/lib/bloomfilter.so | sed 's|/usr/lib/postgresql/\([0-9]*\)/.*|\1|')
+echo "smoke: $(bloomtool --version | head -n 1) at $(command -v bloomtool)"
+found=$(su - postgres -s /bin/sh -c 'command -v bloomtool')
+[ "$found" = /usr/bin/bloomtool ] || { echo "smoke: a login shell of postgres does not find bloomtool ($found)"; exit 1; }
+echo "smoke: a login shell of the user postgres finds $found"
+printf 'https://a.example/\nhttps://b.example/\n' >/tmp/urls.txt
+bloomtool build --items 1000 -o /tmp/urls.bf /tmp/urls.txt
+LC_ALL=C.UTF-8 pg_virtualenv -t -v "$v" sh -c '
+	set -e
+	psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION bloomfilter"
+	got=$(psql -X -At -v ON_ERROR_STOP=1 -c "
+		SELECT extversion FROM pg_extension WHERE extname = '\''bloomfilter'\''" -c "
+		SELECT f @> '\''https://a.example/'\''::text AND NOT f @> '\''https://c.example/'\''::text,
+		       (bloomfilter_info(f)).items, md5(f::bytea)
+		FROM (SELECT bloomfilter_agg(u, 1000, 0.01) AS f
+		      FROM (VALUES ('\''https://a.example/'\''), ('\''https://b.example/'\'')) v(u)) s")
+	echo "$got" | tr "\n" " "; echo
+	want=$(md5sum /tmp/urls.bf | cut -d" " -f1)
+	echo "$got" | grep -q "^t|2|$want\$" || { echo "smoke: SQL does not give bloomtool'\''s bytes ($want)"; exit 1; }
+	echo "smoke: $(psql -X -At -c "SELECT version()" | cut -d" " -f1-2): CREATE EXTENSION bloomfilter $(echo "$got" | head -n1), bloomfilter_agg, @>, bloomfilter_info, and bloomtool build gives the aggregate'\''s bytes"
+'
+printf 'https://a.example/\nhttps://c.example/\n' | bloomtool check /tmp/urls.bf | grep -qx 'https://a.example/'
+echo "smoke: bloomtool check finds the members"
+apt-get purge -y -qq "postgresql-$v-bloomfilter" bloomtool >/dev/null
+echo "smoke: passed"
+SMOKE
+
+# A fresh Debian 12: minbase, nothing of PostgreSQL (apt brings it with the package)
+fresh=${BF_ROOTS:-$BF_ROOT/build/roots}/deb-bookworm
+make_fresh_root() {
+	if [ "$(cat "$fresh/.bf-root" 2>/dev/null)" != bookworm-minbase ]; then
+		rm -rf "$fresh"
+		mkdir -p "$(dirname "$fresh")"
+		unshare --mount --propagation private -- debootstrap --variant=minbase bookworm "$fresh" \
+			"${BF_DEBIAN_MIRROR:-http://deb.debian.org/debian}" >"$out/debootstrap.log" 2>&1 ||
+			bf_die "debootstrap bookworm failed (log: $out/debootstrap.log)"
+		echo 'Acquire::Check-Valid-Until "false";' >"$fresh/etc/apt/apt.conf.d/99bloomfilter"
+		cp -a "$fresh" "$fresh.pristine"
+		echo bookworm-minbase >"$fresh/.bf-root"
+	else
+		# back to what debootstrap made: the check always starts from a fresh machine
+		rm -rf "$fresh"
+		cp -a "$fresh.pristine" "$fresh"
+		echo bookworm-minbase >"$fresh/.bf-root"
+	fi
+	rm -rf "$fresh/bf/debs"
+	mkdir -p "$fresh/bf/debs"
+	cp "$out"/*.deb "$out/smoke.sh" "$fresh/bf/debs/"
+}
+in_fresh_root() {
+	unshare --mount --propagation private -- bash -euo pipefail -c '
+		mount -t proc proc "$1/proc"
+		mount -t sysfs sys "$1/sys"
+		mount --rbind /dev "$1/dev"
+		cp -L /etc/resolv.conf "$1/etc/resolv.conf" 2>/dev/null || true
+		chroot "$1" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+			bash /bf/debs/smoke.sh' bf-fresh "$fresh"
+}
+step "debootstrap --variant=minbase bookworm (fresh root)" make_fresh_root
+step "apt-get install the packages and try them (fresh Debian 12 root)" in_fresh_root
+
+# The other versions: built and tried in their roots, from the same tarball
+for v in ${DEB_VERSIONS:-17 18}; do
+	[ "$v" != 15 ] || continue
+	step "PostgreSQL $v root: ready" bash scripts/roots.sh "$v"
+	root=${BF_ROOTS:-$BF_ROOT/build/roots}/pg$v
+	mkdir -p "$root/bf/tree/build/dist"
+	cp "build/dist/bloomfilter-$version.tar.gz" "$root/bf/tree/build/dist/"
+	step "PostgreSQL $v root: dpkg-buildpackage" bash scripts/roots.sh "$v" run \
+		bash scripts/deb.sh build-here "build/dist/bloomfilter-$version.tar.gz"
+	rm -rf "$out/pg$v"
+	mkdir -p "$out/pg$v"
+	cp "$root/bf/tree/build/deb"/*.deb "$out/pg$v/"
+	step "PostgreSQL $v root: lintian (the host's)" run_lintian "$out/pg$v"
+	cp "$out/smoke.sh" "$root/bf/tree/build/deb/"
+	step "PostgreSQL $v root: apt-get install the packages and try them" bash scripts/roots.sh "$v" run \
+		bash -c 'mkdir -p /bf/debs && rm -f /bf/debs/* && cp build/deb/*.deb build/deb/smoke.sh /bf/debs/ && bash /bf/debs/smoke.sh'
+done
+echo "deb-check: the packages install and work on a fresh Debian 12 root and for PostgreSQL ${DEB_VERSIONS:-17 18}"
+print_steps
