@@ -144,13 +144,20 @@ SMOKE
 # A fresh Debian 12: minbase, nothing of PostgreSQL (apt brings it with the package)
 fresh=${BF_ROOTS:-$BF_ROOT/build/roots}/deb-bookworm
 make_fresh_root() {
-	if [ "$(cat "$fresh/.bf-root" 2>/dev/null)" != bookworm-minbase ]; then
+	if [ "$(cat "$fresh/.bf-root" 2>/dev/null)" != bookworm-minbase ] || [ ! -d "$fresh.pristine" ]; then
 		rm -rf "$fresh"
 		mkdir -p "$(dirname "$fresh")"
 		unshare --mount --propagation private -- debootstrap --variant=minbase bookworm "$fresh" \
 			"${BF_DEBIAN_MIRROR:-http://deb.debian.org/debian}" >"$out/debootstrap.log" 2>&1 ||
 			bf_die "debootstrap bookworm failed (log: $out/debootstrap.log)"
 		echo 'Acquire::Check-Valid-Until "false";' >"$fresh/etc/apt/apt.conf.d/99bloomfilter"
+		# as a Debian 12 machine is installed: with its updates and security updates
+		cat >"$fresh/etc/apt/sources.list" <<-EOF
+			deb ${BF_DEBIAN_MIRROR:-http://deb.debian.org/debian} bookworm main
+			deb ${BF_DEBIAN_MIRROR:-http://deb.debian.org/debian} bookworm-updates main
+			deb ${BF_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security} bookworm-security main
+		EOF
+		rm -rf "$fresh.pristine"
 		cp -a "$fresh" "$fresh.pristine"
 		echo bookworm-minbase >"$fresh/.bf-root"
 	else
