@@ -127,7 +127,7 @@ LC_ALL=C.UTF-8 pg_virtualenv -t -v "$v" sh -c '
 	got=$(psql -X -At -v ON_ERROR_STOP=1 -c "
 		SELECT extversion FROM pg_extension WHERE extname = '\''bloomfilter'\''" -c "
 		SELECT f @> '\''https://a.example/'\''::text AND NOT f @> '\''https://c.example/'\''::text,
-		       (bloomfilter_info(f)).items, md5(f::bytea)
+		       (bloomfilter_info(f)).items_added, md5(f::bytea)
 		FROM (SELECT bloomfilter_agg(u, 1000, 0.01) AS f
 		      FROM (VALUES ('\''https://a.example/'\''), ('\''https://b.example/'\'')) v(u)) s")
 	echo "$got" | tr "\n" " "; echo
