@@ -313,7 +313,7 @@ main() {
 			IFS='|' read -r b a s u l aa ag same <<<"$out"
 			printf '  %-7s %11s %7s %9s %10s %10s %12s %10s %s\n' "${label%%:*}" "$b" "$a" "$s" "$u" "$l" "$aa" "$ag" "$same"
 			summary+=("$(printf '%-40s %s us per add; add_all %s, agg %s us per item (single add = %s x add_all)' \
-				"loop add: ${label%%:*} filter" "$u" "$aa" "$ag" "$(awk -v u="$u" -v a="$aa" 'BEGIN { printf "%.0f", u / a }')")")
+				"loop add: ${label%%:*} filter" "$u" "$aa" "$ag" "$(awk -v u="$u" -v a="$aa" 'BEGIN { printf "%.2f", u / a }')")")
 			[ "$same" != false ] || { echo "  the loop, add_all and the aggregate built DIFFERENT filters"; failures=$((failures + 1)); }
 			if [ "${label%%:*}" = "100 MB" ] && [ "$server_num" -ge 180000 ]; then
 				local ratio
