@@ -48,6 +48,18 @@ apt_install() { # packages...
 make_dist() {
 	git -C "$BF_ROOT" rev-parse --git-dir >/dev/null 2>&1 ||
 		bf_die "make dist needs a git checkout (it archives HEAD)"
+	# PGXN's META.json: valid, and of the version bloomfilter.control installs
+	python3 - "$version" <<-'PY' || bf_die "META.json is not right (above)"
+		import json, sys
+		meta = json.load(open("META.json"))
+		want = sys.argv[1]
+		got = {meta["version"], meta["provides"]["bloomfilter"]["version"]}
+		if got != {want}:
+		    sys.exit("META.json says %s, bloomfilter.control %s" % (sorted(got), want))
+		if meta["provides"]["bloomfilter"]["file"] != "bloomfilter--%s.sql" % want.rsplit(".", 1)[0]:
+		    sys.exit("META.json's provides names another install script")
+	PY
+	echo "dist: META.json is valid and says $version"
 	mkdir -p build/dist
 	git -C "$BF_ROOT" archive --format=tar.gz --prefix="bloomfilter-$version/" \
 		-o "build/dist/bloomfilter-$version.tar.gz" HEAD
