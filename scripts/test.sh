@@ -51,7 +51,17 @@ if [ "${1:-}" = all ]; then
 	if grep -q '^deb-check:' Makefile; then
 		part "Debian packages" "$MAKE" -s deb deb-check
 	fi
-	# nothing may outlive the run: no mount of a root left behind
+	# nothing may outlive the run: no process left in a root (stopped, and said), no mount
+	roots_dir=${BF_ROOTS:-$BF_ROOT/build/roots}
+	left=$(for p in /proc/[0-9]*; do
+		r=$(readlink "$p/root" 2>/dev/null) || continue
+		case $r in "$roots_dir"/*) echo "${p#/proc/}" ;; esac
+	done)
+	if [ -n "$left" ]; then
+		echo "warning: processes left in the Debian roots, stopped now:" >&2
+		ps -o pid,args -p "$(echo $left | tr ' ' ',')" >&2 || true
+		kill -KILL $left 2>/dev/null || true
+	fi
 	left=$(findmnt -rn -o TARGET | grep -F -e "$BF_ROOT/" -e "${BF_ROOTS:-$BF_ROOT/build/roots}/") || true
 	if [ -n "$left" ]; then
 		summary+=("left-over mounts: $(echo "$left" | tr '\n' ' ')")
