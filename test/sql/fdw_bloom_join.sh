@@ -117,10 +117,11 @@ $$;
 
 -- rows fetched from the remote by the query's Foreign Scan node (its actual rows plus those a
 -- local Filter removed), its Remote SQL, and the execution time
+-- (18 prints Actual Rows with two decimals: 200000.00)
 CREATE FUNCTION foreign_scan(query text,
 	OUT fetched bigint, OUT remote_sql text, OUT ms numeric)
 LANGUAGE sql AS $$
-	SELECT (s ->> 'Actual Rows')::bigint + coalesce((s ->> 'Rows Removed by Filter')::bigint, 0),
+	SELECT round((s ->> 'Actual Rows')::numeric)::bigint + coalesce(round((s ->> 'Rows Removed by Filter')::numeric)::bigint, 0),
 		s ->> 'Remote SQL',
 		round((p ->> 'Execution Time')::numeric, 1)
 	FROM explain_json(query) AS p,
