@@ -278,9 +278,54 @@ BEGIN
 END $$;
 SELECT ip_loop_sqlfn(400)::bytea = ip_sql('cuckoo', 'text ||', 400)::bytea AS sql_function_same;
 
-DROP TABLE ip_variants, ip_rows, ip_trig, ip_prep_out;
+-- 9. what a loop may change in place is only its own variable: an aggregate's
+--    result referenced twice (one transition state), per group, in a window,
+--    a union aggregate; nested calls; a called function's parameter
+CREATE TABLE ip_elems AS SELECT 'x' || g AS x, g % 3 AS grp FROM generate_series(1, 1000) g;
+SELECT bloomfilter_add(bloomfilter_agg(x, 100000, 0.001), 'y'::text) @> 'y'::text AS added,
+       bloomfilter_agg(x, 100000, 0.001) @> 'y'::text AS other_reference_has_it
+FROM ip_elems;
+SELECT grp, bloomfilter_add(bloomfilter_agg(x, 100000, 0.001), 'y'::text) @> 'y'::text AS added,
+       bloomfilter_agg(x, 100000, 0.001) @> 'y'::text AS other_reference_has_it
+FROM ip_elems GROUP BY grp ORDER BY grp;
+SELECT count(*) FILTER (WHERE a @> 'y'::text) AS added,
+       count(*) FILTER (WHERE w @> 'y'::text) AS other_reference_has_it
+FROM (SELECT bloomfilter_add(bloomfilter_agg(x, 100000, 0.001) OVER w, 'y'::text) AS a,
+             bloomfilter_agg(x, 100000, 0.001) OVER w AS w
+      FROM ip_elems WINDOW w AS (ORDER BY x ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)) s;
+SELECT bloomfilter_add(bloomfilter_union_agg(f), 'z'::text) @> 'z'::text AS added,
+       bloomfilter_union_agg(f) @> 'z'::text AS other_reference_has_it
+FROM (SELECT bloomfilter_agg(x, 100000, 0.001) AS f FROM ip_elems GROUP BY grp) s;
+
+CREATE FUNCTION ip_param_loop(f bloomfilter) RETURNS bloomfilter LANGUAGE plpgsql AS $$
+BEGIN
+	FOR i IN 1 .. 10 LOOP
+		f := f || ('p' || i);
+	END LOOP;
+	RETURN f;
+END $$;
+CREATE FUNCTION ip_nested() RETURNS TABLE (what text, ok boolean) LANGUAGE plpgsql AS $$
+DECLARE
+	g bloomfilter := bloomfilter_create(100, 0.01);
+	h bloomfilter;
+BEGIN
+	g := g || 'a'::text;
+	g := g || 'b'::text;
+	h := ip_param_loop(g);
+	RETURN QUERY SELECT 'a called function adds to its parameter, not to the caller''s variable',
+		h @> 'p1'::text AND NOT g @> 'p1'::text;
+	g := bloomfilter_add(bloomfilter_add(g, 'c'::text), 'd'::text);
+	RETURN QUERY SELECT 'nested adds', g @> 'c'::text AND g @> 'd'::text AND g @> 'a'::text;
+	g := NULL;
+	g := g || 'x'::text;
+	RETURN QUERY SELECT 'a NULL filter stays NULL', g IS NULL;
+END $$;
+SELECT * FROM ip_nested();
+
+DROP TABLE ip_variants, ip_rows, ip_trig, ip_prep_out, ip_elems;
 DROP AGGREGATE ip_agg(text);
 DROP FUNCTION ip_copies(), ip_in_place(), ip_loop(text, text, int), ip_sql(text, text, int),
 	ip_remove_loop(text), ip_remove_sql(text), ip_alias(), ip_containers(), ip_inout(bloomfilter, int), ip_errors(),
-	ip_trig_add(), ip_cursor(), ip_add_sql(bloomfilter, text), ip_loop_sqlfn(int);
+	ip_trig_add(), ip_cursor(), ip_add_sql(bloomfilter, text), ip_loop_sqlfn(int),
+	ip_param_loop(bloomfilter), ip_nested();
 DROP TYPE ip_pair;
