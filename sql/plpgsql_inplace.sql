@@ -319,6 +319,18 @@ BEGIN
 	g := NULL;
 	g := g || 'x'::text;
 	RETURN QUERY SELECT 'a NULL filter stays NULL', g IS NULL;
+	-- a call site whose result is stored, not assigned back (after the
+	-- first row it returns plain values, inplace.c)
+	CREATE TEMP TABLE ip_stored (i int, f bloomfilter);
+	g := bloomfilter_create(100, 0.01);
+	FOR i IN 1 .. 5 LOOP
+		INSERT INTO ip_stored VALUES (i, g || ('s' || i));
+	END LOOP;
+	RETURN QUERY SELECT 'each stored row has its element and no other',
+		(SELECT bool_and(f @> ('s' || i)) AND count(*) = 5 FROM ip_stored) AND
+		NOT EXISTS (SELECT 1 FROM ip_stored a, ip_stored b WHERE a.i <> b.i AND a.f @> ('s' || b.i)) AND
+		NOT g @> 's1'::text;
+	DROP TABLE ip_stored;
 END $$;
 SELECT * FROM ip_nested();
 

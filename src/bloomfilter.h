@@ -126,7 +126,14 @@ typedef struct CallCache
 {
 	ElementHasher elem;
 	FilterCache filter;
+	uint8		inplace;		/* INPLACE_*: does this call site get its
+								 * result back to change in place? */
 } CallCache;
+
+#define INPLACE_UNKNOWN	0
+#define INPLACE_TRIED	1		/* the last result was an expanded object */
+#define INPLACE_WORKS	2		/* an expanded result came back read-write */
+#define INPLACE_USELESS	3		/* it did not: return plain values here */
 
 /* util.c */
 extern void bloomfilter_open(struct varlena *bf, bf_filter *view);
@@ -209,8 +216,8 @@ extern struct Node *call_arg_expr(FmgrInfo *flinfo, int argno);
 /* inplace.c */
 extern void inplace_init(void);
 extern void inplace_count_copy(void);
-extern BloomState *inplace_target(FunctionCallInfo fcinfo);
-extern bool inplace_wanted(FunctionCallInfo fcinfo);
+extern BloomState *inplace_target(FunctionCallInfo fcinfo, CallCache *cc);
+extern bool inplace_wanted(FunctionCallInfo fcinfo, CallCache *cc);
 
 /*
  * Hot-path helpers, inlined into the per-row functions

@@ -116,7 +116,7 @@ bloomfilter_modify_support(PG_FUNCTION_ARGS)
  * the support function, hands over.  Else NULL.
  */
 BloomState *
-inplace_target(FunctionCallInfo fcinfo)
+inplace_target(FunctionCallInfo fcinfo, CallCache *cc)
 {
 	BloomState *state;
 
@@ -124,25 +124,39 @@ inplace_target(FunctionCallInfo fcinfo)
 		return NULL;
 	state = bloom_state_rw(PG_GETARG_DATUM(0));
 	if (state)
+	{
 		filterbuf_flush(&state->fb);
+		cc->inplace = INPLACE_WORKS;
+	}
 	return state;
 }
 
 /*
- * Should the result be an expanded object that later calls can modify in
- * place?  Only on 18, and only where argument 0 is a parameter of the
- * calling statement (a PL/pgSQL variable): the next call of the loop may
- * then receive the object read-write.  Elsewhere a plain value is cheaper
- * (an expanded one is flattened, one more copy, when it is stored).
+ * Should this call, which copies the filter, return the copy as an
+ * expanded object that the next call can change in place?  Only on 18,
+ * only where argument 0 is a parameter of the statement (a PL/pgSQL
+ * variable, say), and only while the call site gets its results back
+ * read-write: an expanded result that is stored or returned instead is
+ * flattened, one more copy, so a call site where the last expanded result
+ * did not come back (INSERT ... VALUES (f || x) in a loop) returns plain
+ * values from then on.
  */
 bool
-inplace_wanted(FunctionCallInfo fcinfo)
+inplace_wanted(FunctionCallInfo fcinfo, CallCache *cc)
 {
 	Node	   *arg;
 
-	if (!BF_HAVE_MODIFY_IN_PLACE)
+	if (!BF_HAVE_MODIFY_IN_PLACE || cc->inplace == INPLACE_USELESS)
 		return false;
+	if (cc->inplace == INPLACE_TRIED)
+	{
+		cc->inplace = INPLACE_USELESS;
+		return false;
+	}
 	arg = call_arg_expr(fcinfo->flinfo, 0);
-	return arg != NULL && IsA(arg, Param) &&
-		((Param *) arg)->paramkind == PARAM_EXTERN;
+	if (arg == NULL || !IsA(arg, Param) ||
+		((Param *) arg)->paramkind != PARAM_EXTERN)
+		return false;
+	cc->inplace = INPLACE_TRIED;
+	return true;
 }

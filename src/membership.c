@@ -66,7 +66,7 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	cc = bloomfilter_call_cache(fcinfo);
 	eh = element_hasher_for_arg(fcinfo, cc, 1);
-	state = inplace_target(fcinfo);
+	state = inplace_target(fcinfo, cc);
 	if (state)
 	{
 		/* PL/pgSQL's variable, ours to change (inplace.c) */
@@ -85,7 +85,7 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 	if (bf_add_grows(&view, h))
 		(void) bloomfilter_checked_size(&view, bf_grow_bytes(&view));
 	inplace_count_copy();
-	if (inplace_wanted(fcinfo))
+	if (inplace_wanted(fcinfo, cc))
 	{
 		/* the first add of a PL/pgSQL loop: later ones go in place */
 		state = bloom_state_copy(CurrentMemoryContext, (BloomFilter *) raw);
@@ -179,13 +179,14 @@ bloomfilter_remove(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	state = inplace_target(fcinfo);
+	cc = bloomfilter_call_cache(fcinfo);
+	state = inplace_target(fcinfo, cc);
 	if (state)
 		view = &state->fb.view; /* PL/pgSQL's variable (inplace.c) */
 	else
 	{
 		inplace_count_copy();
-		if (inplace_wanted(fcinfo))
+		if (inplace_wanted(fcinfo, cc))
 		{
 			/* the first remove of a PL/pgSQL loop: later ones go in place */
 			state = bloom_state_copy(CurrentMemoryContext,
@@ -203,7 +204,6 @@ bloomfilter_remove(PG_FUNCTION_ARGS)
 								"Only counting and cuckoo filters can remove elements; build the filter with variant 'counting' or 'cuckoo'.");
 	if (!PG_ARGISNULL(1))
 	{
-		cc = bloomfilter_call_cache(fcinfo);
 		eh = element_hasher_for_arg(fcinfo, cc, 1);
 		st = bf_remove(view, element_hash(eh, PG_GETARG_DATUM(1), view->seed));
 		if (st != BF_OK && st != BF_E_NOT_FOUND)
