@@ -38,9 +38,9 @@
 #      with the prefetching scan;
 #   7. a distributed table with a bloomfilter column: router and multi-shard
 #      UPDATE ... SET f = f || x, and WHERE f @> x, for every variant;
-#   8. the SQL of README.md's "### Citus" section, run exactly as written: each ```sql block
-#      that follows a line "<!-- test/sql/citus.sh runs this block -->" (the test fails if there
-#      are none); its output is checked against the local answers;
+#   8. the SQL of doc/scaling-out.md's "### Citus" section, run exactly as written: each
+#      ```sql block that follows a line "<!-- test/sql/citus.sh runs this block -->" (the test
+#      fails if there are none); its output is checked against the local answers;
 #   9. the same SQL without its create_distributed_table lines, in a database without Citus,
 #      prints the same lines ("omit on one server").
 # At the end no server log may show a crash, a PANIC or an internal error (XX000) other than
@@ -481,8 +481,8 @@ grep -q "ERROR:  STABLE functions used in UPDATE queries cannot be called with c
 	ok "7: UPDATE fl SET f = f || ('item-' || k): Citus refuses it (text || integer is STABLE); with k::text it runs" ||
 	fail "7: expected Citus to refuse UPDATE ... f || ('item-' || k)"
 
-# ---- 8. README.md's Citus section, exactly as written ----------------------------------------
-section "8. README.md's Citus section, exactly as written"
+# ---- 8. doc/scaling-out.md's Citus section, exactly as written ------------------------------
+section "8. doc/scaling-out.md's Citus section, exactly as written"
 
 readme_sql=$tmp/readme.sql
 awk '/^### Citus/ { on = 1; next } on && /^##/ { on = 0 }
@@ -490,8 +490,8 @@ awk '/^### Citus/ { on = 1; next } on && /^##/ { on = 0 }
 	on && want && /^```sql/ { inside = 1; n++; next }
 	inside && /^```/ { inside = 0; want = 0; next }
 	inside { print }
-	END { if (n == 0) exit 1 }' README.md >"$readme_sql" || fail "8: README.md's Citus section has no block marked for this test"
-echo "8: README.md's Citus section: $(grep -c . "$readme_sql") lines of SQL, run as written"
+	END { if (n == 0) exit 1 }' doc/scaling-out.md >"$readme_sql" || fail "8: doc/scaling-out.md's Citus section has no block marked for this test"
+echo "8: doc/scaling-out.md's Citus section: $(grep -c . "$readme_sql") lines of SQL, run as written"
 cq -c "SET client_min_messages = warning" -c "DROP TABLE urls CASCADE"
 t8=$(date +%s)
 if cq -v ON_ERROR_STOP=1 -f "$readme_sql" >"$tmp/readme.out" 2>"$tmp/psql.err"; then
