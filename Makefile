@@ -8,10 +8,11 @@
 #   make test        deps, build, check-core, a short fuzz pass, install, then pg_regress and
 #                    test/sql/*.sh inside one throwaway cluster (pg_virtualenv); what .ci/run calls
 #   make demo        deps, build, install, then scripts/demo.sql in a throwaway cluster
-#   make bench       deps, build, install, then the benchmarks of SPEC section 6 (SQL ratios in a
+#   make bench       deps, build, install, then the benchmarks with their targets (SQL ratios in a
 #                    throwaway cluster, core micro-benchmarks); report in build/bench-report.txt
 #   make fuzz        libFuzzer targets of the core (test/fuzz/), FUZZ_SECONDS (default 300) each;
 #                    crashing inputs are kept in test/fuzz/regressions/
+#   make install-script  write bloomfilter--VERSION.sql from its template bloomfilter.sql.in
 #   make fuzz-corpus regenerate the seed corpus test/fuzz/corpus/ with test/fuzz/make_corpus.c
 
 PG_MAJOR ?= 15
@@ -79,10 +80,12 @@ $(BF_CORE_LIB): $(BF_CORE_LIB_OBJS)
 	rm -f $@
 	$(AR) crs $@ $^
 
-$(BLOOMTOOL): src/bloomtool/bloomtool.c src/core/bf.h $(BF_CORE_LIB)
+BLOOMTOOL_SRCS = $(sort $(wildcard src/bloomtool/*.c))
+
+$(BLOOMTOOL): $(BLOOMTOOL_SRCS) src/bloomtool/bloomtool.h src/core/bf.h $(BF_CORE_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(BF_TOOL_CFLAGS) -Isrc/core -DBLOOMTOOL_VERSION='"$(BF_VERSION)"' \
-		$< $(BF_CORE_LIB) $(BF_TOOL_LDFLAGS) -lxxhash -lm -o $@
+		$(BLOOMTOOL_SRCS) $(BF_CORE_LIB) $(BF_TOOL_LDFLAGS) -lxxhash -lm -o $@
 
 ifneq ($(PGXS),)
 .PHONY: install-bloomtool uninstall-bloomtool
@@ -131,6 +134,13 @@ demo:
 
 bench:
 	+@$(BF_ENV) bash scripts/bench.sh
+
+# The install script of the default version, from its template (one block of overloads for
+# all seven element types).  Not a dependency of the build: released scripts are frozen, and
+# make test checks that the committed script is what the template gives.
+.PHONY: install-script
+install-script:
+	awk -f scripts/gen-install-script.awk bloomfilter.sql.in >bloomfilter--$(BF_VERSION).sql
 
 # libFuzzer (scripts/fuzz.sh); make test runs a short pass of the same targets
 FUZZ_SECONDS ?= 300

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/bench.sh - "make bench": the benchmark report of SPEC section 6.
+# scripts/bench.sh - "make bench": the benchmark report, each ratio beside its target.
 #
 #   1. scripts/deps.sh, make all, make install (as "make demo" does), and the extension hll
 #      (Debian package postgresql-$PG_MAJOR-hll, installed with apt-get when missing and root)

@@ -7,7 +7,9 @@
 # version is released its scripts are frozen: test/released-scripts.sha256 lists every
 # released script with its SHA-256, and this check fails when one differs or is missing.  A
 # script not listed is a version in the making (listed when it is released).  The version
-# bloomfilter.control installs by default must be released.
+# bloomfilter.control installs by default must be released, and its install script must be
+# exactly what the template bloomfilter.sql.in gives (scripts/gen-install-script.awk; make
+# install-script writes it).
 #
 # Run by test/sql/upgrade.sh (so by make test).  Exits non-zero on failure.
 
@@ -35,5 +37,17 @@ default=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" bloomfilter.control)
 if ! grep -q " bloomfilter--$default.sql\$" "$list"; then
 	echo "FAIL: the default version $default (bloomfilter.control) has no released install script in $list"
 	status=1
+fi
+generated=$(mktemp)
+trap 'rm -f "$generated"' EXIT
+if ! awk -f scripts/gen-install-script.awk bloomfilter.sql.in >"$generated"; then
+	echo "FAIL: bloomfilter.sql.in: the template does not generate"
+	status=1
+elif ! cmp -s "$generated" "bloomfilter--$default.sql"; then
+	echo "FAIL: bloomfilter--$default.sql is not what bloomfilter.sql.in gives (make install-script writes it):"
+	diff -u "bloomfilter--$default.sql" "$generated" | head -40
+	status=1
+else
+	echo "ok:   bloomfilter--$default.sql is what the template bloomfilter.sql.in gives"
 fi
 exit $status

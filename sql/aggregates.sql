@@ -196,7 +196,7 @@ SELECT agg_sqlstate('SELECT bloomfilter_agg(i, NULL, 0.01) FROM agg_src') AS nul
 	agg_sqlstate('SELECT bloomfilter_agg(i, 0, 0.01) FROM agg_src') AS zero_items,
 	agg_sqlstate('SELECT bloomfilter_agg(i, 2000, 1.5) FROM agg_src') AS bad_rate,
 	agg_sqlstate('SELECT bloomfilter_agg(i, 2000, 0.01, ''nosuch'') FROM agg_src') AS bad_variant;
--- ERROR:  bloomfilter_agg_trans can only be called as an aggregate transition function
+-- ERROR:  bloomfilter_agg_trans called in non-aggregate context
 SELECT bloomfilter_agg_trans(NULL, 'a'::text, 100, 0.01);
 SELECT agg_sqlstate('SELECT bloomfilter_agg_trans(NULL, 1, 100, 0.01)') AS agg_trans,
 	agg_sqlstate('SELECT bloomfilter_agg_trans(bloomfilter_create(100), 1, 100, 0.01, ''classic'')') AS agg_trans_variant,

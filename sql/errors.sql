@@ -101,8 +101,6 @@ FROM unnest(ARRAY[
 	'SELECT bloomfilter_capacity(1000, 0.01, ''scalable'')',
 	'SELECT bloomfilter_capacity(1000, 0.01, ''nope'')'
 ]) stmt, LATERAL err_of(stmt) e;
--- ERROR:  bloomfilter variant "cuckoo" is not available in this version
-SELECT bloomfilter_create(1000, 0.01, 'cuckoo');
 -- ERROR:  unknown bloomfilter variant "bloom"
 SELECT bloomfilter_create(1000, 0.01, 'bloom');
 

@@ -45,7 +45,7 @@ SELECT variant, bits, bytes, hashes, expected_fpr <= 0.01 * 0.15 AS first_stage_
 	supports_remove, supports_union
 FROM bloomfilter_plan(1000, 0.01) WHERE variant = 'scalable';
 -- a bit count has no rate to tighten; the chain cannot remove
--- ERROR:  the variant does not support this way of building a filter
+-- ERROR:  scalable filters cannot be built with bloomfilter_create_bits
 SELECT bloomfilter_create_bits(14848, 9, 'scalable');
 -- ERROR:  scalable filters do not support remove
 SELECT bloomfilter_remove(bloomfilter_create(1000, 0.01, 'scalable'), 'x'::text);

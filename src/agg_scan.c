@@ -510,7 +510,7 @@ start_filter(AggScanState *as, BloomAgg *agg, ExprContext *econtext)
 		sizing[foreach_current_index(lc)].value =
 			ExecEvalExpr(lfirst(lc), econtext,
 						 &sizing[foreach_current_index(lc)].isnull);
-	bloomfilter_agg_plan(sizing, nsizing, &params);
+	agg_plan_params(sizing, nsizing, &params);
 	filterbuf_create(&agg->fb, as->filters, &params);
 	agg->started = true;
 }
@@ -549,7 +549,7 @@ consume_input(AggScanState *as)
 				start_filter(as, agg, econtext);
 			filterbuf_add_new_deferred(&agg->fb,
 									   element_hash(&agg->hasher, d,
-													agg->fb.view.seed));
+													agg->fb.b.view.seed));
 		}
 		MemoryContextSwitchTo(oldcxt);
 		if (as->reset_rows)
@@ -578,7 +578,7 @@ post_filters(AggScanState *as)
 		if (as->aggs[i].started)
 		{
 			filterbuf_flush(&as->aggs[i].fb);
-			size = add_size(size, MAXALIGN(VARSIZE(as->aggs[i].fb.flat)));
+			size = add_size(size, MAXALIGN(VARSIZE(filterbuf_flat(&as->aggs[i].fb))));
 		}
 	}
 	if (size > MAXALIGN(sizeof(uint64) * as->naggs))
@@ -593,10 +593,10 @@ post_filters(AggScanState *as)
 		{
 			BloomAgg   *agg = &as->aggs[i];
 
-			lens[i] = agg->started ? VARSIZE(agg->fb.flat) : 0;
+			lens[i] = agg->started ? VARSIZE(filterbuf_flat(&agg->fb)) : 0;
 			if (lens[i])
 			{
-				memcpy(at, agg->fb.flat, lens[i]);
+				memcpy(at, filterbuf_flat(&agg->fb), lens[i]);
 				at += MAXALIGN(lens[i]);
 			}
 		}
@@ -655,7 +655,7 @@ merge_one(AggScanState *as, const char *post)
 			agg->started = true;
 			continue;
 		}
-		bloomfilter_open(bf, &view);
+		filter_open(bf, &view);
 		filterbuf_merge(&agg->fb, &view, false);
 	}
 }

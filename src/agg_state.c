@@ -24,7 +24,7 @@ state_get_flat_size(ExpandedObjectHeader *eohptr)
 	BloomState *state = (BloomState *) eohptr;
 
 	filterbuf_flush(&state->fb);
-	return VARSIZE(state->fb.flat);
+	return VARSIZE(filterbuf_flat(&state->fb));
 }
 
 static void
@@ -34,8 +34,8 @@ state_flatten_into(ExpandedObjectHeader *eohptr, void *result,
 	BloomState *state = (BloomState *) eohptr;
 
 	filterbuf_flush(&state->fb);
-	Assert(allocated_size == VARSIZE(state->fb.flat));
-	memcpy(result, state->fb.flat, allocated_size);
+	Assert(allocated_size == VARSIZE(filterbuf_flat(&state->fb)));
+	memcpy(result, filterbuf_flat(&state->fb), allocated_size);
 }
 
 const ExpandedObjectMethods bloom_state_methods = {

@@ -19,11 +19,14 @@ aggregate_context(FunctionCallInfo fcinfo, const char *name)
 {
 	MemoryContext aggctx;
 
+	/*
+	 * PostgreSQL's wording, but not its elog: a transition function is an
+	 * SQL function anyone can call, and users get no internal errors
+	 */
 	if (!AggCheckCallContext(fcinfo, &aggctx))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s can only be called as an aggregate transition function",
-						name),
+				 errmsg("%s called in non-aggregate context", name),
 				 errhint("Use the aggregate, or bloomfilter_add_all for an array.")));
 	return aggctx;
 }
@@ -65,7 +68,7 @@ sizing_arg(const NullableDatum *arg, const char *name)
 #define DEFAULT_FPR				0.01
 
 void
-bloomfilter_agg_plan(const NullableDatum *sizing, int nsizing,
+agg_plan_params(const NullableDatum *sizing, int nsizing,
 					 bf_params *params)
 {
 	int64		items = SCALABLE_FIRST_STAGE;
@@ -79,11 +82,11 @@ bloomfilter_agg_plan(const NullableDatum *sizing, int nsizing,
 		items = DatumGetInt64(sizing_arg(&sizing[0], "expected_items"));
 		fpr = DatumGetFloat8(sizing_arg(&sizing[1], "false_positive_rate"));
 		variant = nsizing > 2 ?
-			bloomfilter_parse_variant(DatumGetTextPP(sizing_arg(&sizing[2],
+			variant_from_text(DatumGetTextPP(sizing_arg(&sizing[2],
 																"variant"))) :
 			BF_BLOCKED;
 	}
-	bloomfilter_plan_sized(variant, items, fpr, 0, params);
+	plan_sized(variant, items, fpr, 0, params);
 }
 
 static BloomState *
@@ -91,7 +94,7 @@ new_state(FunctionCallInfo fcinfo, MemoryContext aggctx)
 {
 	bf_params	params;
 
-	bloomfilter_agg_plan(&fcinfo->args[2], PG_NARGS() - 2, &params);
+	agg_plan_params(&fcinfo->args[2], PG_NARGS() - 2, &params);
 	return bloom_state_create(aggctx, &params);
 }
 
@@ -117,7 +120,7 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 	{
 		filterbuf_add_new_deferred(&state->fb,
 								   element_hash(&cc->elem, PG_GETARG_DATUM(1),
-												state->fb.view.seed));
+												state->fb.b.view.seed));
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
 
@@ -129,13 +132,13 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
-	cc = bloomfilter_call_cache(fcinfo);
+	cc = call_cache_of(fcinfo);
 	eh = element_hasher_for_arg(fcinfo, cc, 1);
 	state = PG_ARGISNULL(0) ? new_state(fcinfo, aggctx) :
 		current_state(fcinfo, aggctx);
 	filterbuf_add_new_deferred(&state->fb,
 							   element_hash(eh, PG_GETARG_DATUM(1),
-											state->fb.view.seed));
+											state->fb.b.view.seed));
 	PG_RETURN_DATUM(bloom_state_datum(state));
 }
 
@@ -160,7 +163,7 @@ merge_trans(FunctionCallInfo fcinfo, bool intersect)
 			PG_RETURN_NULL();
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
-	f = bloomfilter_getarg(fcinfo, 1, &vf);
+	f = filter_getarg(fcinfo, 1, &vf);
 	if (PG_ARGISNULL(0))
 		PG_RETURN_DATUM(bloom_state_datum(bloom_state_copy(aggctx, f)));
 	state = current_state(fcinfo, aggctx);

@@ -37,17 +37,30 @@ typedef struct BloomFilter
 
 /*
  * A filter the backend owns and may modify, grow or replace, its payload
- * on a 64-byte boundary when it stays inside the backend (filter_buf.c).
+ * on a 64-byte boundary when it stays inside the backend (filter_buf.c):
+ * the core's bf_buf, whose bytes follow a varlena header.
  */
 typedef struct FilterBuf
 {
-	struct varlena *flat;		/* the serialised filter */
-	void	   *alloc;			/* what to pfree: flat need not start it */
-	MemoryContext mcxt;
-	bool		aligned;		/* payload on a 64-byte boundary */
-	bf_filter	view;			/* decoded view over flat, kept current */
+	bf_buf		b;				/* bytes, their view (b.view), kept current */
 	bf_pending	pending;		/* deferred adds (bf_add_later) */
 } FilterBuf;
+
+/* The filter as a varlena (aligned: not to leave the backend as it is) */
+static inline struct varlena *
+filterbuf_flat(const FilterBuf *fb)
+{
+	return (struct varlena *) (fb->b.bytes - VARHDRSZ);
+}
+
+/* What was asked of a filter, for the errors of errors.c */
+typedef enum FilterOp
+{
+	FILTER_ADD,
+	FILTER_REMOVE,
+	FILTER_UNION,
+	FILTER_INTERSECT
+} FilterOp;
 
 /*
  * The aggregates' state: the filter kept inside an expanded object so that
@@ -135,28 +148,32 @@ typedef struct CallCache
 #define INPLACE_WORKS	2		/* an expanded result came back read-write */
 #define INPLACE_USELESS	3		/* it did not: return plain values here */
 
-/* util.c */
-extern void bloomfilter_open(struct varlena *bf, bf_filter *view);
-extern BloomFilter *bloomfilter_getarg(FunctionCallInfo fcinfo, int argno,
-									   bf_filter *view);
-extern void bloomfilter_open_input(const void *data, Size len,
-								   bf_filter *view, bool binary);
-extern void bloomfilter_report(bf_status status);
-extern bf_variant bloomfilter_parse_variant(text *name);
-extern BloomFilter *bloomfilter_alloc(const bf_params *params);
-extern CallCache *bloomfilter_call_cache(FunctionCallInfo fcinfo);
-extern void bloomfilter_yield(void *arg);
-extern void bloomfilter_unsupported(const bf_filter *f, const char *operation,
-									const char *hint);
+/* filter_value.c */
+extern void filter_open(struct varlena *bf, bf_filter *view);
+extern BloomFilter *filter_getarg(FunctionCallInfo fcinfo, int argno,
+								  bf_filter *view);
+extern void filter_open_input(const void *data, Size len, bf_filter *view,
+							  bool binary);
+extern bf_variant variant_from_text(text *name);
+extern BloomFilter *filter_new(const bf_params *params);
 
-extern void bloomfilter_check_compatible(const bf_filter *a,
-										 const bf_filter *b);
+/* errors.c */
+extern int	errhint_split_set(bool or_rate);
+pg_noreturn extern void report_corrupted(bf_status st);
+pg_noreturn extern void report_invalid_input(bf_status st, bool binary);
+pg_noreturn extern void report_plan_failure(bf_status st, bf_variant variant,
+											 const char *function);
+pg_noreturn extern void report_incompatible(const bf_filter *a,
+											const bf_filter *b);
+pg_noreturn extern void report_unsupported(const bf_filter *f, FilterOp op);
+pg_noreturn extern void report_buf_failure(const bf_filter *f, bf_status st,
+										   uint64 wanted, FilterOp op);
 
 /* sizing_fns.c */
-extern void bloomfilter_plan_sized(bf_variant variant, int64 items,
-								   double fpr, int64 seed, bf_params *params);
-extern BloomFilter *bloomfilter_create_sized(bf_variant variant, int64 items,
-											 double fpr, int64 seed);
+extern void plan_sized(bf_variant variant, int64 items, double fpr,
+					   int64 seed, bf_params *params);
+extern BloomFilter *create_sized(bf_variant variant, int64 items, double fpr,
+								 int64 seed);
 
 /* element.c */
 extern bool element_plain_kind(Oid type, ElementKind *kind);
@@ -170,6 +187,7 @@ extern ElementHasher *element_hasher_for_arg(FunctionCallInfo fcinfo,
 											 CallCache *cc, int argno);
 
 /* filter_buf.c */
+extern void yield_for_interrupts(void *arg);
 extern void filterbuf_alloc(FilterBuf *fb, MemoryContext mcxt, Size bytes,
 							bool aligned);
 extern void filterbuf_create(FilterBuf *fb, MemoryContext mcxt,
@@ -186,9 +204,9 @@ extern void filterbuf_add(FilterBuf *fb, bf_hash h);
 extern void filterbuf_flush(FilterBuf *fb);
 extern void filterbuf_merge(FilterBuf *fb, const bf_filter *src,
 							bool intersect);
-pg_noreturn extern void filterbuf_fail(const bf_filter *view, bf_status st,
-									   bool intersect);
-extern Size bloomfilter_checked_size(const bf_filter *view, uint64 bytes);
+extern struct varlena *filter_merge_new(const bf_filter *a, const bf_filter *b,
+										bool intersect);
+extern void filter_check_add(const bf_filter *f, bf_hash h);
 
 /* agg_state.c */
 extern BloomState *bloom_state_create(MemoryContext parent,
@@ -199,16 +217,25 @@ extern const ExpandedObjectMethods bloom_state_methods;
 extern Datum bloom_state_datum(BloomState *state);
 
 
+/*
+ * SQL functions the planner glue (prefetch_scan.c, agg_scan.c,
+ * selectivity.c) recognises by their C address in a plan
+ */
+extern PGDLLEXPORT Datum bloomfilter_contains(PG_FUNCTION_ARGS);	/* membership.c */
+extern PGDLLEXPORT Datum bloomfilter_contained(PG_FUNCTION_ARGS);	/* membership.c */
+extern PGDLLEXPORT Datum bloomfilter_in(PG_FUNCTION_ARGS);	/* type_io.c */
+extern PGDLLEXPORT Datum bloomfilter_agg_trans(PG_FUNCTION_ARGS);	/* aggregates.c */
+
 /* aggregates.c */
-extern Datum bloomfilter_agg_trans(PG_FUNCTION_ARGS);
-extern void bloomfilter_agg_plan(const NullableDatum *sizing, int nsizing,
-								 bf_params *params);
+extern void agg_plan_params(const NullableDatum *sizing, int nsizing,
+							bf_params *params);
 
 /* prefetch_scan.c, agg_scan.c */
 extern void prefetch_scan_init(void);
 extern void agg_scan_init(void);
 
 /* filter_cache.c */
+extern CallCache *call_cache_of(FunctionCallInfo fcinfo);
 extern bf_filter *filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc,
 									 int argno);
 extern struct Node *call_arg_expr(FmgrInfo *flinfo, int argno);
@@ -246,7 +273,7 @@ element_hash(ElementHasher *eh, Datum value, uint64 seed)
 static inline void
 filterbuf_add_deferred(FilterBuf *fb, bf_hash h)
 {
-	if (!bf_add_later(&fb->view, &fb->pending, h))
+	if (!bf_add_later(&fb->b.view, &fb->pending, h))
 		filterbuf_add(fb, h);
 }
 
@@ -270,7 +297,7 @@ extern void filterbuf_add_new(FilterBuf *fb, bf_hash h);
 static inline void
 filterbuf_add_new_deferred(FilterBuf *fb, bf_hash h)
 {
-	if (!bf_add_later(&fb->view, &fb->pending, h))
+	if (!bf_add_later(&fb->b.view, &fb->pending, h))
 		filterbuf_add_new(fb, h);
 }
 

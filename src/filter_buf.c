@@ -1,19 +1,19 @@
 /*
  * filter_buf.c
- *		A filter the backend owns and may modify, grow or replace.
+ *		A filter the backend owns and may modify, grow or replace: the core's
+ *		bf_buf (src/core/buf.c) over palloc'd memory, its bytes just past a
+ *		varlena header so that they are a Datum as they stand.
  *
- * Its bytes are placed so that the payload starts on a 64-byte boundary:
- * every 512-bit block of a blocked filter is then exactly one cache line,
- * and an add or a probe costs one cache miss, not two.  (A palloc'd varlena
- * puts the payload 68 bytes past an 8-byte boundary, so most blocks would
- * straddle two lines.)  An aligned varlena need not start its chunk, so it
- * must never leave the backend's own hands as a Datum (PostgreSQL may pfree
- * a Datum, e.g. a PL/pgSQL variable's old value): filters that functions
- * return are allocated unaligned.  'alloc' is what to free.
+ * The core places payloads on 64-byte boundaries (every 512-bit block of a
+ * blocked filter one cache line) and large ones on huge pages.  A palloc'd
+ * varlena would put the payload 68 bytes past an 8-byte boundary, so an
+ * aligned varlena need not start its chunk: it must never leave the
+ * backend's own hands as a Datum (PostgreSQL may pfree a Datum, e.g. a
+ * PL/pgSQL variable's old value).  Filters that functions return are
+ * allocated unaligned, or moved to the start of their chunk by
+ * filterbuf_detach.
  */
 #include "bloomfilter.h"
-
-#include <sys/mman.h>
 
 #include "access/detoast.h"
 #include "access/table.h"
@@ -21,77 +21,86 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#define CACHE_LINE	64
-
 /*
- * Copies of a filter go in pieces of this size, with a check for query
- * cancel after each: a 1 GB copy takes about half a second
+ * A detached filter moves in pieces of this size, with a check for query
+ * cancel after each: a 1 GB move takes about half a second
  */
-#define COPY_PIECE	(4 * 1024 * 1024)
+#define MOVE_PIECE	(4 * 1024 * 1024)
 
-/*
- * Filters from this size on are placed on 2 MB boundaries and offered to
- * the kernel as transparent huge pages: a probe then costs a cache miss but
- * rarely a TLB miss, which with 4 kB pages would add a page walk per probe.
- */
-#define HUGE_PAGE	(2 * 1024 * 1024)
-#define HUGE_FROM	HUGE_PAGE
+/* The core's yield hook: lets long loops honour query cancel */
+void
+yield_for_interrupts(void *arg)
+{
+	CHECK_FOR_INTERRUPTS();
+}
 
-/*
- * Room for 'bytes' serialised bytes; contents undefined.  A huge-page
- * payload is given whole huge pages (the last one partly unused), so that
- * every block of it lies on one.
- */
+/* bf_mem's alloc: room in the context 'arg', a varlena header before it */
+static unsigned char *
+alloc_in_context(void *arg, const bf_place *place, void **block)
+{
+	Size		size = VARHDRSZ + place->room + place->align - 1;
+	char	   *raw = MemoryContextAllocExtended((MemoryContext) arg, size,
+												 MCXT_ALLOC_HUGE);
+	uintptr_t	payload = (uintptr_t) raw + VARHDRSZ + BF_HEADER_SIZE;
+	Size		pad = (place->align - payload % place->align) % place->align;
+	struct varlena *flat = (struct varlena *) (raw + pad);
+
+	SET_VARSIZE(flat, VARHDRSZ + place->len);
+	bf_advise_huge((unsigned char *) VARDATA(flat), place);
+	*block = raw;
+	return (unsigned char *) VARDATA(flat);
+}
+
+static void
+free_in_context(void *arg, void *block)
+{
+	pfree(block);
+}
+
+/* The allocator of filters in 'mcxt' */
+static bf_mem
+mem_of(MemoryContext mcxt)
+{
+	bf_mem		mem = {alloc_in_context, free_in_context, mcxt,
+	yield_for_interrupts, NULL};
+
+	return mem;
+}
+
+/* Opens bytes this backend wrote or read from a stored value */
+static void
+open_buf(FilterBuf *fb)
+{
+	fb->pending.count = 0;
+	filter_open(filterbuf_flat(fb), &fb->b.view);
+}
+
+/* A bf_buf call that can fail only on a bug: palloc reports its own */
+static void
+check_buf(bf_status st)
+{
+	if (st != BF_OK)
+		elog(ERROR, "could not place a bloomfilter: %s", bf_status_message(st));
+}
+
+/* Room for 'bytes' serialised bytes; contents undefined */
 void
 filterbuf_alloc(FilterBuf *fb, MemoryContext mcxt, Size bytes, bool aligned)
 {
-	Size		boundary = !aligned ? 1 : bytes >= HUGE_FROM ? HUGE_PAGE : CACHE_LINE;
-	Size		room = boundary != HUGE_PAGE ? bytes :
-		BF_HEADER_SIZE + TYPEALIGN(HUGE_PAGE, bytes - BF_HEADER_SIZE);
-	Size		size = VARHDRSZ + room + boundary - 1;
-	char	   *raw = MemoryContextAllocExtended(mcxt, size, MCXT_ALLOC_HUGE);
-	uintptr_t	payload = (uintptr_t) raw + VARHDRSZ + BF_HEADER_SIZE;
-	Size		pad = (boundary - payload % boundary) % boundary;
+	bf_mem		mem = mem_of(mcxt);
 
-	fb->alloc = raw;
-	fb->mcxt = mcxt;
-	fb->aligned = aligned;
+	check_buf(bf_buf_alloc(&fb->b, &mem, bytes, aligned));
 	fb->pending.count = 0;
-	fb->flat = (struct varlena *) (raw + pad);
-	SET_VARSIZE(fb->flat, VARHDRSZ + bytes);
-#ifdef MADV_HUGEPAGE
-	if (boundary == HUGE_PAGE)
-		(void) madvise((char *) fb->flat + VARHDRSZ + BF_HEADER_SIZE,
-					   room - BF_HEADER_SIZE, MADV_HUGEPAGE);
-#endif
-}
-
-/*
- * memmove of n bytes in pieces, front first (so dst may overlap src when it
- * lies below it), honouring query cancel between them
- */
-static void
-move_interruptible(char *dst, const char *src, Size n)
-{
-	while (n > 0)
-	{
-		Size		len = Min(n, COPY_PIECE);
-
-		memmove(dst, src, len);
-		dst += len;
-		src += len;
-		n -= len;
-		CHECK_FOR_INTERRUPTS();
-	}
 }
 
 /* A new, empty filter of the planned shape, opened */
 void
 filterbuf_create(FilterBuf *fb, MemoryContext mcxt, const bf_params *params)
 {
-	filterbuf_alloc(fb, mcxt, params->total_bytes, true);
-	bf_init_yield(params, VARDATA(fb->flat), bloomfilter_yield, NULL);
-	bloomfilter_open(fb->flat, &fb->view);
+	bf_mem		mem = mem_of(mcxt);
+
+	check_buf(bf_buf_create(&fb->b, &mem, params, true));
+	fb->pending.count = 0;
 }
 
 /*
@@ -102,13 +111,26 @@ filterbuf_create(FilterBuf *fb, MemoryContext mcxt, const bf_params *params)
 struct varlena *
 filterbuf_detach(FilterBuf *fb)
 {
-	struct varlena *bf = fb->alloc;
+	struct varlena *bf = fb->b.block;
+	char	   *src = (char *) filterbuf_flat(fb);
+	char	   *dst = (char *) bf;
+	Size		n;
 
 	filterbuf_flush(fb);
-	if ((void *) fb->flat != fb->alloc)
-		move_interruptible((char *) bf, (char *) fb->flat, VARSIZE(fb->flat));
-	fb->alloc = NULL;
-	fb->flat = NULL;
+	n = VARSIZE(src);
+	/* front first: dst lies below src */
+	while (dst != src && n > 0)
+	{
+		Size		len = Min(n, MOVE_PIECE);
+
+		memmove(dst, src, len);
+		dst += len;
+		src += len;
+		n -= len;
+		CHECK_FOR_INTERRUPTS();
+	}
+	fb->b.block = NULL;
+	fb->b.bytes = NULL;
 	return bf;
 }
 
@@ -117,9 +139,12 @@ void
 filterbuf_copy(FilterBuf *fb, MemoryContext mcxt, struct varlena *bf,
 			   bool aligned)
 {
-	filterbuf_alloc(fb, mcxt, VARSIZE_ANY_EXHDR(bf), aligned);
-	move_interruptible(VARDATA(fb->flat), VARDATA_ANY(bf), VARSIZE_ANY_EXHDR(bf));
-	bloomfilter_open(fb->flat, &fb->view);
+	bf_filter	view;
+	bf_mem		mem = mem_of(mcxt);
+
+	filter_open(bf, &view);
+	check_buf(bf_buf_copy(&fb->b, &mem, &view, aligned));
+	fb->pending.count = 0;
 }
 
 /*
@@ -146,9 +171,9 @@ filterbuf_load(FilterBuf *fb, MemoryContext mcxt, struct varlena *raw)
 			filterbuf_alloc(fb, mcxt, size, true);
 			toastrel = table_open(ext.va_toastrelid, AccessShareLock);
 			table_relation_fetch_toast_slice(toastrel, ext.va_valueid, size,
-											 0, size, fb->flat);
+											 0, size, filterbuf_flat(fb));
 			table_close(toastrel, AccessShareLock);
-			bloomfilter_open(fb->flat, &fb->view);
+			open_buf(fb);
 			return;
 		}
 	}
@@ -162,79 +187,18 @@ filterbuf_load(FilterBuf *fb, MemoryContext mcxt, struct varlena *raw)
 void
 filterbuf_adopt(FilterBuf *fb, MemoryContext mcxt, struct varlena *bf)
 {
-	fb->alloc = bf;
-	fb->flat = bf;
-	fb->mcxt = mcxt;
-	fb->aligned = false;
-	fb->pending.count = 0;
-	bloomfilter_open(fb->flat, &fb->view);
+	memset(&fb->b, 0, sizeof(fb->b));
+	fb->b.mem = mem_of(mcxt);
+	fb->b.block = bf;
+	fb->b.bytes = (unsigned char *) VARDATA(bf);
+	fb->b.len = VARSIZE(bf) - VARHDRSZ;
+	open_buf(fb);
 }
 
 void
 filterbuf_free(FilterBuf *fb)
 {
-	if (fb->alloc)
-		pfree(fb->alloc);
-	fb->alloc = NULL;
-	fb->flat = NULL;
-}
-
-/* Bytes a grown filter needs, refused past what one value holds */
-Size
-bloomfilter_checked_size(const bf_filter *view, uint64 bytes)
-{
-	if (bytes == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("bloomfilter cannot grow further"),
-				 errdetail("The %s filter has as many stages as its format allows.",
-						   bf_variant_name(view->variant)),
-				 errhint("Split the set across several filters, or plan the filter for more items.")));
-	if (bytes > BF_MAX_BYTES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("bloomfilter cannot grow past the 1 GB limit of one value"),
-				 errdetail("The %s filter would need " UINT64_FORMAT " bytes.",
-						   bf_variant_name(view->variant), bytes),
-				 errhint("Split the set across several filters, for example one per day or per hash range.")));
-	return (Size) bytes;
-}
-
-/* Replaces the bytes with 'next' (already written), freeing the old ones */
-static void
-replace(FilterBuf *fb, FilterBuf *next)
-{
-	filterbuf_free(fb);
-	fb->flat = next->flat;
-	fb->alloc = next->alloc;
-	bloomfilter_open(fb->flat, &fb->view);
-}
-
-/* Another stage for a growing variant that is full */
-static void
-grow(FilterBuf *fb)
-{
-	FilterBuf	next;
-
-	filterbuf_alloc(&next, fb->mcxt,
-					bloomfilter_checked_size(&fb->view, bf_grow_bytes(&fb->view)),
-					fb->aligned);
-	bf_grow(&fb->view, VARDATA(next.flat));
-	replace(fb, &next);
-}
-
-/* An add the core refused for a reason growing cannot help */
-static void
-add_failed(const bf_filter *view, bf_status st)
-{
-	if (st == BF_E_COPIES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("bloomfilter cannot hold another copy of this element"),
-				 errdetail("A %s filter stores every addition of an element in the element's two buckets, which hold at most %d copies; growing would not add room for more.",
-						   bf_variant_name(view->variant), BF_CUCKOO_MAX_COPIES),
-				 errhint("To keep a set rather than count additions, build the filter with bloomfilter_agg, which adds each distinct element once, or use the scalable or blocked variant.")));
-	elog(ERROR, "could not add to a bloomfilter: %s", bf_status_message(st));
+	bf_buf_free(&fb->b);
 }
 
 /*
@@ -245,12 +209,10 @@ add_failed(const bf_filter *view, bf_status st)
 void
 filterbuf_add(FilterBuf *fb, bf_hash h)
 {
-	bf_status	st;
+	bf_status	st = bf_buf_add(&fb->b, h, false);
 
-	while ((st = bf_add(&fb->view, h)) == BF_E_FULL)
-		grow(fb);
 	if (st != BF_OK)
-		add_failed(&fb->view, st);
+		report_buf_failure(&fb->b.view, st, fb->b.wanted, FILTER_ADD);
 }
 
 /*
@@ -260,72 +222,65 @@ filterbuf_add(FilterBuf *fb, bf_hash h)
 void
 filterbuf_add_new(FilterBuf *fb, bf_hash h)
 {
-	bf_status	st;
+	bf_status	st = bf_buf_add(&fb->b, h, true);
 
-	while ((st = bf_add_new(&fb->view, h)) == BF_E_FULL)
-		grow(fb);
 	if (st != BF_OK)
-		add_failed(&fb->view, st);
+		report_buf_failure(&fb->b.view, st, fb->b.wanted, FILTER_ADD);
 }
 
 /* Applies every deferred add */
 void
 filterbuf_flush(FilterBuf *fb)
 {
-	bf_add_pending(&fb->view, &fb->pending);
+	bf_add_pending(&fb->b.view, &fb->pending);
 }
 
 /*
  * Merges 'src' in: in place when the variant can, else into new bytes of
- * the size the union needs.
+ * the size the union needs
  */
 void
 filterbuf_merge(FilterBuf *fb, const bf_filter *src, bool intersect)
 {
 	bf_status	st;
-	uint64		need;
 
 	filterbuf_flush(fb);
-	bloomfilter_check_compatible(&fb->view, src);
-	need = intersect ? 0 : bf_union_bytes(&fb->view, src, bloomfilter_yield, NULL);
-	if (!intersect && need == 0)
-		filterbuf_fail(&fb->view, BF_E_TOO_LARGE, false);
-	if (need && need != BF_HEADER_SIZE + fb->view.payload_bytes)
-	{
-		FilterBuf	next;
-
-		filterbuf_alloc(&next, fb->mcxt, bloomfilter_checked_size(&fb->view, need),
-						fb->aligned);
-		st = bf_union_into(&fb->view, src, VARDATA(next.flat),
-						   bloomfilter_yield, NULL);
-		if (st == BF_OK)
-			replace(fb, &next);
-		else
-			filterbuf_free(&next);
-	}
-	else if (intersect)
-		st = bf_intersect(&fb->view, src, bloomfilter_yield, NULL);
-	else
-		st = bf_union(&fb->view, src, bloomfilter_yield, NULL);
+	if (!bf_compatible(&fb->b.view, src))
+		report_incompatible(&fb->b.view, src);
+	st = bf_buf_merge(&fb->b, src, intersect);
 	if (st != BF_OK)
-		filterbuf_fail(&fb->view, st, intersect);
+		report_buf_failure(&fb->b.view, st, fb->b.wanted,
+						   intersect ? FILTER_INTERSECT : FILTER_UNION);
 }
 
-/* Reports a merge the core refused */
-void
-filterbuf_fail(const bf_filter *view, bf_status st, bool intersect)
+/*
+ * a | b or a & b in new, unaligned bytes, as a Datum; neither input
+ * changes.  A union that needs more room than a (growing variants) is
+ * sized and checked against the 1 GB limit before anything is copied.
+ */
+struct varlena *
+filter_merge_new(const bf_filter *a, const bf_filter *b, bool intersect)
 {
-	if (st == BF_E_UNSUPPORTED)
-		bloomfilter_unsupported(view, intersect ? "intersection" : "union",
-								"Intersection is offered by blocked, classic and counting filters, and by scalable filters of a single stage.");
-	if (st == BF_E_TOO_LARGE)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("bloomfilter union would need more stages than the format allows"),
-				 errdetail("A %s filter holds at most %d stages.",
-						   bf_variant_name(view->variant),
-						   view->variant == BF_CUCKOO ? BF_CUCKOO_MAX_STAGES :
-						   BF_SCALABLE_MAX_STAGES),
-				 errhint("Split the set across several filters, or plan the filters for more items.")));
-	elog(ERROR, "could not merge bloomfilters: %s", bf_status_message(st));
+	FilterBuf	out;
+	bf_mem		mem = mem_of(CurrentMemoryContext);
+	bf_status	st;
+
+	if (!bf_compatible(a, b))
+		report_incompatible(a, b);
+	st = bf_merge_new(a, b, intersect, &mem, false, &out.b);
+	if (st != BF_OK)
+		report_buf_failure(a, st, out.b.wanted,
+						   intersect ? FILTER_INTERSECT : FILTER_UNION);
+	return filterbuf_flat(&out);
+}
+
+/* Refuses, before anything is copied, an add of h that f has no room for */
+void
+filter_check_add(const bf_filter *f, bf_hash h)
+{
+	uint64		wanted;
+	bf_status	st = bf_add_check(f, h, &wanted);
+
+	if (st != BF_OK)
+		report_buf_failure(f, st, wanted, FILTER_ADD);
 }

@@ -79,7 +79,7 @@ cache_detoast(FunctionCallInfo fcinfo, FilterCache *fc, struct varlena *raw)
 {
 	cache_reset(fc);
 	filterbuf_load(&fc->copy, fcinfo->flinfo->fn_mcxt, raw);
-	fc->filter = fc->copy.view;
+	fc->filter = fc->copy.b.view;
 }
 
 bf_filter *
@@ -122,7 +122,7 @@ filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc, int argno)
 		/* an aggregate's result, read in place */
 		if (state)
 		{
-			fc->filter = state->fb.view;
+			fc->filter = state->fb.b.view;
 			fc->kind = FC_NONE;
 			return &fc->filter;
 		}
@@ -130,7 +130,7 @@ filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc, int argno)
 	if (VARATT_IS_EXTERNAL(raw))
 	{
 		/* indirect: nothing identifies it; detoast per call */
-		bloomfilter_open(detoast_attr(raw), &fc->filter);
+		filter_open(detoast_attr(raw), &fc->filter);
 		fc->kind = FC_NONE;
 		return &fc->filter;
 	}
@@ -148,10 +148,20 @@ filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc, int argno)
 		}
 		fc->kind = FC_NONE;
 	}
-	bloomfilter_open(raw, &fc->filter);
+	filter_open(raw, &fc->filter);
 	fc->pointer = raw;
 	fc->kind = arg_is_const(fcinfo->flinfo, argno) ? FC_STABLE : FC_HEADER;
 	if (fc->kind == FC_HEADER)
 		memcpy(fc->header, VARDATA_ANY(raw), BF_HEADER_SIZE);
 	return &fc->filter;
+}
+
+/* The per-call-site cache of the membership functions, made on first use */
+CallCache *
+call_cache_of(FunctionCallInfo fcinfo)
+{
+	if (fcinfo->flinfo->fn_extra == NULL)
+		fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache));
+	return (CallCache *) fcinfo->flinfo->fn_extra;
 }

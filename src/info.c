@@ -25,7 +25,7 @@ Datum
 bloomfilter_info(PG_FUNCTION_ARGS)
 {
 	bf_filter	f;
-	BloomFilter *bf = bloomfilter_getarg(fcinfo, 0, &f);
+	BloomFilter *bf = filter_getarg(fcinfo, 0, &f);
 	bf_fill_stats fill;
 	TupleDesc	tupdesc;
 	Datum		values[INFO_COLUMNS];
@@ -36,7 +36,7 @@ bloomfilter_info(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 	tupdesc = BlessTupleDesc(tupdesc);
 
-	bf_fill(&f, &fill, bloomfilter_yield, NULL);
+	bf_fill(&f, &fill, yield_for_interrupts, NULL);
 	capacity = bf_filter_capacity(&f);
 
 	values[0] = CStringGetTextDatum(bf_variant_name(f.variant));
@@ -66,7 +66,7 @@ bloomfilter_cardinality(PG_FUNCTION_ARGS)
 	bf_filter	f;
 	bf_fill_stats fill;
 
-	bloomfilter_getarg(fcinfo, 0, &f);
-	bf_fill(&f, &fill, bloomfilter_yield, NULL);
+	filter_getarg(fcinfo, 0, &f);
+	bf_fill(&f, &fill, yield_for_interrupts, NULL);
 	PG_RETURN_FLOAT8(fill.estimated_items);
 }

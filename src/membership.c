@@ -64,26 +64,23 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	cc = bloomfilter_call_cache(fcinfo);
+	cc = call_cache_of(fcinfo);
 	eh = element_hasher_for_arg(fcinfo, cc, 1);
 	state = inplace_target(fcinfo, cc);
 	if (state)
 	{
 		/* PL/pgSQL's variable, ours to change (inplace.c) */
-		h = element_hash(eh, PG_GETARG_DATUM(1), state->fb.view.seed);
-		if (bf_add_grows(&state->fb.view, h))
-			(void) bloomfilter_checked_size(&state->fb.view,
-											bf_grow_bytes(&state->fb.view));
+		h = element_hash(eh, PG_GETARG_DATUM(1), state->fb.b.view.seed);
+		filter_check_add(&state->fb.b.view, h);
 		filterbuf_add(&state->fb, h);
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
 	raw = (struct varlena *) PG_GETARG_POINTER(0);
 	if (VARATT_IS_EXTENDED(raw))
 		raw = detoast_attr(raw);	/* a copy of our own */
-	bloomfilter_open(raw, &view);
+	filter_open(raw, &view);
 	h = element_hash(eh, PG_GETARG_DATUM(1), view.seed);
-	if (bf_add_grows(&view, h))
-		(void) bloomfilter_checked_size(&view, bf_grow_bytes(&view));
+	filter_check_add(&view, h);
 	inplace_count_copy();
 	if (inplace_wanted(fcinfo, cc))
 	{
@@ -99,7 +96,7 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 	else
 		filterbuf_copy(&fb, CurrentMemoryContext, raw, false);
 	filterbuf_add(&fb, h);
-	PG_RETURN_POINTER(fb.flat);
+	PG_RETURN_POINTER(filterbuf_flat(&fb));
 }
 
 /*
@@ -133,7 +130,7 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	cc = bloomfilter_call_cache(fcinfo);
+	cc = call_cache_of(fcinfo);
 	arr = PG_GETARG_ARRAYTYPE_P(1);
 	if (cc->elem.type != ARR_ELEMTYPE(arr))
 		element_hasher_init_checked(fcinfo, &cc->elem, ARR_ELEMTYPE(arr), 0);
@@ -147,7 +144,7 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 			MemoryContext old = MemoryContextSwitchTo(elemcxt);
 
 			filterbuf_add_deferred(&fb, element_hash(&cc->elem, value,
-													 fb.view.seed));
+													 fb.b.view.seed));
 			MemoryContextSwitchTo(old);
 			if (elemcxt != CurrentMemoryContext)
 				MemoryContextReset(elemcxt);
@@ -159,7 +156,7 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 	if (elemcxt != CurrentMemoryContext)
 		MemoryContextDelete(elemcxt);
 	filterbuf_flush(&fb);
-	PG_RETURN_POINTER(fb.flat);
+	PG_RETURN_POINTER(filterbuf_flat(&fb));
 }
 
 /*
@@ -179,10 +176,10 @@ bloomfilter_remove(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	cc = bloomfilter_call_cache(fcinfo);
+	cc = call_cache_of(fcinfo);
 	state = inplace_target(fcinfo, cc);
 	if (state)
-		view = &state->fb.view; /* PL/pgSQL's variable (inplace.c) */
+		view = &state->fb.b.view; /* PL/pgSQL's variable (inplace.c) */
 	else
 	{
 		inplace_count_copy();
@@ -191,17 +188,16 @@ bloomfilter_remove(PG_FUNCTION_ARGS)
 			/* the first remove of a PL/pgSQL loop: later ones go in place */
 			state = bloom_state_copy(CurrentMemoryContext,
 									 PG_GETARG_BLOOMFILTER_P(0));
-			view = &state->fb.view;
+			view = &state->fb.b.view;
 		}
 		else
 		{
 			copy_filter(fcinfo, &fb);
-			view = &fb.view;
+			view = &fb.b.view;
 		}
 	}
 	if (!bf_can_remove(view->variant))
-		bloomfilter_unsupported(view, "remove",
-								"Only counting and cuckoo filters can remove elements; build the filter with variant 'counting' or 'cuckoo'.");
+		report_unsupported(view, FILTER_REMOVE);
 	if (!PG_ARGISNULL(1))
 	{
 		eh = element_hasher_for_arg(fcinfo, cc, 1);
@@ -211,7 +207,7 @@ bloomfilter_remove(PG_FUNCTION_ARGS)
 				 bf_status_message(st));
 	}
 	if (state == NULL)
-		PG_RETURN_POINTER(fb.flat);
+		PG_RETURN_POINTER(filterbuf_flat(&fb));
 	if (state == bloom_state_rw(PG_GETARG_DATUM(0)))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	PG_RETURN_DATUM(bloom_state_datum(state));
@@ -220,7 +216,7 @@ bloomfilter_remove(PG_FUNCTION_ARGS)
 static inline bool
 contains(FunctionCallInfo fcinfo, int filter_arg, int elem_arg)
 {
-	CallCache  *cc = bloomfilter_call_cache(fcinfo);
+	CallCache  *cc = call_cache_of(fcinfo);
 	ElementHasher *eh = element_hasher_for_arg(fcinfo, cc, elem_arg);
 	bf_filter  *f = filter_cache_fetch(fcinfo, &cc->filter, filter_arg);
 
@@ -248,7 +244,7 @@ bloomfilter_contained(PG_FUNCTION_ARGS)
 static Datum
 contains_array(FunctionCallInfo fcinfo, bool all)
 {
-	CallCache  *cc = bloomfilter_call_cache(fcinfo);
+	CallCache  *cc = call_cache_of(fcinfo);
 	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
 	bf_filter  *f = filter_cache_fetch(fcinfo, &cc->filter, 0);
 	ArrayIterator it;

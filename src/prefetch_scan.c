@@ -72,9 +72,6 @@
 #define PREFETCH_FAR	PREFETCH_RING
 #define PREFETCH_FAR_BYTES	(32 * 1024 * 1024)
 
-extern Datum bloomfilter_contains(PG_FUNCTION_ARGS);
-extern Datum bloomfilter_contained(PG_FUNCTION_ARGS);
-
 static bool prefetch_scan_enabled = true;
 static set_rel_pathlist_hook_type prev_pathlist_hook = NULL;
 
@@ -543,7 +540,7 @@ load_filter(PrefetchScanState *ps)
 	Assert(ps->count == 0);
 	ps->head = 0;
 	ps->depth = !ps->filter_null &&
-		ps->filter.view.payload_bytes > PREFETCH_FAR_BYTES ?
+		ps->filter.b.view.payload_bytes > PREFETCH_FAR_BYTES ?
 		PREFETCH_FAR : PREFETCH_NEAR;
 }
 
@@ -601,7 +598,7 @@ hash_row(PrefetchScanState *ps, TupleTableSlot *slot, int at)
 	if (ps->elem_null[at])
 		return;
 	old = MemoryContextSwitchTo(ps->hash_cxt);
-	h = element_hash(&ps->hasher, d, ps->filter.view.seed);
+	h = element_hash(&ps->hasher, d, ps->filter.b.view.seed);
 	MemoryContextSwitchTo(old);
 	if (!ps->hash_cxt->isReset)
 		MemoryContextReset(ps->hash_cxt);
@@ -613,7 +610,7 @@ hash_row(PrefetchScanState *ps, TupleTableSlot *slot, int at)
 	 */
 	ps->hash_lo[at] = h.lo;
 	ps->hash_hi[at] = h.hi;
-	bf_prefetch(&ps->filter.view, h);
+	bf_prefetch(&ps->filter.b.view, h);
 }
 
 /* Whether the element hashed in ring place 'at' is probably in the filter */
@@ -626,7 +623,7 @@ in_filter(PrefetchScanState *ps, int at)
 		return false;
 	h.lo = ps->hash_lo[at];
 	h.hi = ps->hash_hi[at];
-	return bf_contains(&ps->filter.view, h);
+	return bf_contains(&ps->filter.b.view, h);
 }
 
 /*

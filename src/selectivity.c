@@ -22,9 +22,6 @@
 
 PG_FUNCTION_INFO_V1(bloomfilter_contsel);
 
-/* type_io.c: the filter type's input function identifies the type */
-extern PGDLLEXPORT Datum bloomfilter_in(PG_FUNCTION_ARGS);
-
 /* Unknown filter: half the rows, as for other opaque boolean operators */
 #define DEFAULT_SELECTIVITY 0.5
 
@@ -100,9 +97,9 @@ bloomfilter_contsel(PG_FUNCTION_ARGS)
 	ndistinct = get_variable_numdistinct(&vardata, &isdefault);
 	ReleaseVariableStats(vardata);
 
-	bloomfilter_open(pg_detoast_datum((struct varlena *) DatumGetPointer(c->constvalue)),
+	filter_open(pg_detoast_datum((struct varlena *) DatumGetPointer(c->constvalue)),
 					 &f);
-	bf_fill(&f, &fill, bloomfilter_yield, NULL);
+	bf_fill(&f, &fill, yield_for_interrupts, NULL);
 	if (!(ndistinct >= 1) || isnan(fill.estimated_items))
 		PG_RETURN_FLOAT8(DEFAULT_SELECTIVITY);
 	members = Min(fill.estimated_items, ndistinct);

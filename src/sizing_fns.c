@@ -20,11 +20,15 @@ PG_FUNCTION_INFO_V1(bloomfilter_plan);
 static void
 check_items(const char *name, int64 items, bool zero_ok)
 {
-	if (items < 0 || (items == 0 && !zero_ok))
+	if (items < 0 && zero_ok)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must be %s", name,
-						zero_ok ? "zero or positive" : "positive"),
+				 errmsg("%s must be zero or positive", name),
+				 errdetail("%s was " INT64_FORMAT ".", name, items)));
+	if (items <= 0 && !zero_ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be positive", name),
 				 errdetail("%s was " INT64_FORMAT ".", name, items)));
 }
 
@@ -60,7 +64,7 @@ report_too_large(bf_variant variant, int64 items, double fpr,
 			 errdetail("A %s filter for " INT64_FORMAT " items at rate %g needs " UINT64_FORMAT " bytes.",
 					   bf_variant_name(variant), items, fpr,
 					   (uint64) BF_HEADER_SIZE + params->payload_bytes),
-			 errhint("Split the set across several filters, for example one per day or per hash range, or accept a higher false-positive rate.")));
+			 errhint_split_set(true)));
 }
 
 /*
@@ -80,8 +84,8 @@ static struct
 
 /* Plans a filter for 'items' at 'fpr', with every argument checked */
 void
-bloomfilter_plan_sized(bf_variant variant, int64 items, double fpr,
-					   int64 seed, bf_params *params)
+plan_sized(bf_variant variant, int64 items, double fpr, int64 seed,
+		   bf_params *params)
 {
 	bf_status	st;
 
@@ -98,7 +102,7 @@ bloomfilter_plan_sized(bf_variant variant, int64 items, double fpr,
 	if (st == BF_E_TOO_LARGE && params->payload_bytes > 0)
 		report_too_large(variant, items, fpr, params);
 	if (st != BF_OK)
-		bloomfilter_report(st);
+		report_plan_failure(st, variant, "bloomfilter_create");
 	last_plan.variant = variant;
 	last_plan.items = items;
 	last_plan.fpr = fpr;
@@ -109,25 +113,23 @@ bloomfilter_plan_sized(bf_variant variant, int64 items, double fpr,
 
 /* A new, empty filter for 'items' at 'fpr' */
 BloomFilter *
-bloomfilter_create_sized(bf_variant variant, int64 items, double fpr,
-						 int64 seed)
+create_sized(bf_variant variant, int64 items, double fpr, int64 seed)
 {
 	bf_params	params;
 
-	bloomfilter_plan_sized(variant, items, fpr, seed, &params);
-	return bloomfilter_alloc(&params);
+	plan_sized(variant, items, fpr, seed, &params);
+	return filter_new(&params);
 }
 
 /* bloomfilter_create(expected_items, false_positive_rate, variant, seed) */
 Datum
 bloomfilter_create(PG_FUNCTION_ARGS)
 {
-	bf_variant	variant = bloomfilter_parse_variant(PG_GETARG_TEXT_PP(2));
+	bf_variant	variant = variant_from_text(PG_GETARG_TEXT_PP(2));
 
-	PG_RETURN_BLOOMFILTER_P(bloomfilter_create_sized(variant,
-													 PG_GETARG_INT64(0),
-													 PG_GETARG_FLOAT8(1),
-													 PG_GETARG_INT64(3)));
+	PG_RETURN_BLOOMFILTER_P(create_sized(variant, PG_GETARG_INT64(0),
+										 PG_GETARG_FLOAT8(1),
+										 PG_GETARG_INT64(3)));
 }
 
 /* bloomfilter_create_bits(bits, hashes, variant, seed) */
@@ -136,7 +138,7 @@ bloomfilter_create_bits(PG_FUNCTION_ARGS)
 {
 	int64		bits = PG_GETARG_INT64(0);
 	int32		hashes = PG_GETARG_INT32(1);
-	bf_variant	variant = bloomfilter_parse_variant(PG_GETARG_TEXT_PP(2));
+	bf_variant	variant = variant_from_text(PG_GETARG_TEXT_PP(2));
 	int64		seed = PG_GETARG_INT64(3);
 	bf_params	params;
 	bf_status	st;
@@ -157,11 +159,11 @@ bloomfilter_create_bits(PG_FUNCTION_ARGS)
 						   bf_variant_name(variant), bits, need) :
 				 errdetail("A %s filter of " INT64_FORMAT " bits is past what its format can describe.",
 						   bf_variant_name(variant), bits),
-				 errhint("Split the set across several filters, for example one per day or per hash range.")));
+				 errhint_split_set(false)));
 	}
 	if (st != BF_OK)
-		bloomfilter_report(st);
-	PG_RETURN_BLOOMFILTER_P(bloomfilter_alloc(&params));
+		report_plan_failure(st, variant, "bloomfilter_create_bits");
+	PG_RETURN_BLOOMFILTER_P(filter_new(&params));
 }
 
 /* bloomfilter_optimal_bits(expected_items, false_positive_rate, variant) */
@@ -170,7 +172,7 @@ bloomfilter_optimal_bits(PG_FUNCTION_ARGS)
 {
 	int64		items = PG_GETARG_INT64(0);
 	double		fpr = PG_GETARG_FLOAT8(1);
-	bf_variant	variant = bloomfilter_parse_variant(PG_GETARG_TEXT_PP(2));
+	bf_variant	variant = variant_from_text(PG_GETARG_TEXT_PP(2));
 	uint64		bits;
 	uint32		hashes;
 	bf_status	st;
@@ -182,10 +184,10 @@ bloomfilter_optimal_bits(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("bit count out of range for bigint"),
-				 errdetail("" INT64_FORMAT " items at rate %g need more than 2^63 bits.",
+				 errdetail("Planning for " INT64_FORMAT " items at rate %g takes more than 2^63 bits.",
 						   items, fpr)));
 	if (st != BF_OK)
-		bloomfilter_report(st);
+		report_plan_failure(st, variant, "bloomfilter_optimal_bits");
 	PG_RETURN_INT64((int64) bits);
 }
 
@@ -221,7 +223,7 @@ bloomfilter_capacity(PG_FUNCTION_ARGS)
 {
 	int64		bits = PG_GETARG_INT64(0);
 	double		fpr = PG_GETARG_FLOAT8(1);
-	bf_variant	variant = bloomfilter_parse_variant(PG_GETARG_TEXT_PP(2));
+	bf_variant	variant = variant_from_text(PG_GETARG_TEXT_PP(2));
 	uint64		items;
 	bf_status	st;
 
@@ -232,10 +234,10 @@ bloomfilter_capacity(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("capacity out of range for bigint"),
-				 errdetail("" INT64_FORMAT " bits hold more than 2^63 items at rate %g.",
+				 errdetail("A filter of " INT64_FORMAT " bits holds more than 2^63 items at rate %g.",
 						   bits, fpr)));
 	if (st != BF_OK)
-		bloomfilter_report(st);
+		report_plan_failure(st, variant, "bloomfilter_capacity");
 	PG_RETURN_INT64((int64) items);
 }
 
@@ -263,12 +265,10 @@ bloomfilter_plan(PG_FUNCTION_ARGS)
 		bf_params	params;
 		bf_status	st;
 
-		if (!bf_variant_available(variant))
-			continue;
 		memset(&params, 0, sizeof(params));
 		st = bf_plan(variant, (uint64) items, fpr, 0, &params);
 		if (st != BF_OK && st != BF_E_TOO_LARGE)
-			bloomfilter_report(st);
+			report_plan_failure(st, variant, "bloomfilter_plan");
 		values[0] = CStringGetTextDatum(bf_variant_name(variant));
 		values[1] = Int64GetDatum((int64) params.bits);
 		values[2] = Int64GetDatum((int64) (BF_HEADER_SIZE + params.payload_bytes));

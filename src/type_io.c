@@ -65,7 +65,7 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 				 errmsg("invalid input syntax for type bloomfilter"),
 				 errdetail("The text form of a bloomfilter is base64; the input is not valid base64."),
 				 errhint("Produce the text form with bloomfilter's output function, or cast bytea with ::bloomfilter.")));
-	bloomfilter_open_input(bf->data, n, &view, false);
+	filter_open_input(bf->data, n, &view, false);
 	SET_VARSIZE(bf, VARHDRSZ + n);
 	PG_RETURN_BLOOMFILTER_P(bf);
 }
@@ -106,7 +106,7 @@ bloomfilter_recv(PG_FUNCTION_ARGS)
 	bf_filter	view;
 
 	/* validate in place first: nothing is allocated for bad input */
-	bloomfilter_open_input(data, len, &view, true);
+	filter_open_input(data, len, &view, true);
 	bf = palloc(VARHDRSZ + len);
 	SET_VARSIZE(bf, VARHDRSZ + len);
 	memcpy(bf->data, data, len);
@@ -131,6 +131,6 @@ bloomfilter_from_bytea(PG_FUNCTION_ARGS)
 	bytea	   *b = PG_GETARG_BYTEA_PP(0);
 	bf_filter	view;
 
-	bloomfilter_open_input(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), &view, true);
+	filter_open_input(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), &view, true);
 	PG_RETURN_POINTER(b);
 }

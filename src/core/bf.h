@@ -84,8 +84,11 @@ typedef enum bf_status
 	BF_E_FULL,					/* the filter must grow (bf_grow) first */
 	BF_E_NOT_FOUND,				/* remove: the element is not in the filter */
 	BF_E_UNSUPPORTED,			/* the variant does not offer the operation */
-	BF_E_COPIES					/* cuckoo: the element's buckets hold as
+	BF_E_COPIES,				/* cuckoo: the element's buckets hold as
 								 * many copies of it as they can */
+	BF_E_NO_GROWTH,				/* a growing filter has every stage its
+								 * format allows */
+	BF_E_NO_MEMORY				/* a bf_buf's allocator gave no memory */
 } bf_status;
 
 /* The two 64-bit halves of an element's hash */
@@ -103,7 +106,8 @@ typedef struct bf_params
 {
 	bf_variant	variant;
 	uint32_t	hashes;			/* k */
-	uint32_t	param;			/* variant-defined header word; 0 if unused */
+	uint32_t	variant_word;	/* the header word at offset 12: stages of
+								 * scalable and cuckoo; 0 if unused */
 	uint64_t	seed;
 	uint64_t	bits;			/* m */
 	uint64_t	expected_items; /* 0 when not sized for a count */
@@ -123,7 +127,7 @@ typedef struct bf_filter
 	unsigned char *payload;
 	bf_variant	variant;
 	uint32_t	hashes;
-	uint32_t	param;			/* variant-defined header word */
+	uint32_t	variant_word;	/* the header word at offset 12 */
 	uint64_t	seed;
 	uint64_t	bits;
 	uint64_t	blocks;			/* blocked: bits / 512 */
@@ -154,9 +158,10 @@ extern bf_hash bf_hash_bytes(const void *data, size_t len, uint64_t seed);
 extern bf_hash bf_hash_int64(int64_t value, uint64_t seed);
 
 /* variant.c: names and capabilities */
-extern bool bf_variant_available(bf_variant variant);
 extern const char *bf_variant_name(bf_variant variant);
 extern bool bf_variant_parse(const char *name, size_t len, bf_variant *variant);
+/* "blocked, classic, counting, scalable, cuckoo": for messages */
+extern const char *bf_variant_list(void);
 
 /* sizing.c: the false-positive models and sizing */
 extern double bf_classic_fpr(double bits, double items, double hashes);
@@ -276,5 +281,100 @@ extern bf_status bf_union_into(const bf_filter *dst, const bf_filter *src,
 extern bool bf_equal(const bf_filter *a, const bf_filter *b);
 extern void bf_fill(const bf_filter *f, bf_fill_stats *stats,
 					bf_yield_fn yield, void *arg);
+/* "blocked, 1024 bits, 7 hashes, seed 0, planned for 100 items at 0.01" */
+extern void bf_describe(const bf_filter *f, char *out, size_t size);
+
+/*
+ * buf.c: a filter in memory that grows.  The core never allocates by
+ * itself: a bf_buf asks its owner's allocator for room, so that a program
+ * and the PostgreSQL extension share one implementation of adding with
+ * growth, of sizing and merging unions and of placing filters in memory.
+ *
+ * Placement: a payload on a 64-byte boundary makes every block of a
+ * blocked filter one cache line (an add or a probe costs one cache miss,
+ * not two); from BF_HUGE_PAGE bytes on, the payload lies on 2 MB
+ * boundaries, is given whole huge pages and is offered to the kernel as
+ * transparent huge pages, so that a probe rarely costs a TLB miss too.
+ * A buffer that is not aligned (a filter handed on as it is) asks for no
+ * boundary.
+ */
+#define BF_HUGE_PAGE		((size_t) 2 * 1024 * 1024)
+
+typedef struct bf_place
+{
+	size_t		len;			/* serialised bytes */
+	size_t		room;			/* bytes from the header on: len, or up to
+								 * the end of the last huge page */
+	size_t		align;			/* the payload (header + 64) on a multiple
+								 * of this: 1, 64 or BF_HUGE_PAGE */
+} bf_place;
+
+extern void bf_placement(size_t len, bool aligned, bf_place *place);
+/* madvise(MADV_HUGEPAGE) of a placed payload, where the system has it */
+extern void bf_advise_huge(unsigned char *header, const bf_place *place);
+
+typedef struct bf_mem
+{
+	/*
+	 * Room for place->room bytes whose byte BF_HEADER_SIZE lies on a
+	 * multiple of place->align; *block gets what 'free' takes.  NULL when
+	 * out of memory (or the allocator may report and not return).
+	 */
+	unsigned char *(*alloc) (void *arg, const bf_place *place, void **block);
+	void		(*free) (void *arg, void *block);
+	void	   *arg;
+	bf_yield_fn yield;			/* called in long copies and merges */
+	void	   *yield_arg;
+} bf_mem;
+
+typedef struct bf_buf
+{
+	bf_filter	view;			/* over bytes, once opened */
+	unsigned char *bytes;		/* the serialised filter */
+	size_t		len;
+	void	   *block;			/* what to free; NULL: not the buffer's */
+	bool		aligned;		/* grown and merged bytes are placed too */
+	bf_mem		mem;			/* a copy: a bf_buf may be moved */
+	uint64_t	wanted;			/* after BF_E_TOO_LARGE: the bytes needed */
+} bf_buf;
+
+/* room for len bytes, contents undefined, not opened */
+extern bf_status bf_buf_alloc(bf_buf *b, const bf_mem *mem, size_t len,
+							  bool aligned);
+/* a new, empty filter of the planned shape, opened */
+extern bf_status bf_buf_create(bf_buf *b, const bf_mem *mem,
+							   const bf_params *params, bool aligned);
+/* a copy of an opened filter, opened */
+extern bf_status bf_buf_copy(bf_buf *b, const bf_mem *mem,
+							 const bf_filter *f, bool aligned);
+extern void bf_buf_free(bf_buf *b);
+
+/*
+ * Adds one hash (bf_add, or bf_add_new when as_new), growing a full
+ * growing filter first; BF_E_NO_GROWTH when it has every stage, and
+ * BF_E_TOO_LARGE (b->wanted set) when the next stage would pass
+ * BF_MAX_BYTES.
+ */
+extern bf_status bf_buf_add(bf_buf *b, bf_hash h, bool as_new);
+
+/*
+ * Whether adding h to f would be refused for want of a stage (the checks
+ * of bf_buf_add, made before anything is copied or changed): BF_OK, or
+ * BF_E_NO_GROWTH, or BF_E_TOO_LARGE with *wanted set.
+ */
+extern bf_status bf_add_check(const bf_filter *f, bf_hash h, uint64_t *wanted);
+
+/*
+ * b = b | src, or b & src: in place where the variant can, else into new
+ * bytes of the size the union needs (b's old bytes freed).  Refuses
+ * filters that are not compatible with BF_E_INCOMPATIBLE, a union past the
+ * format's stages with BF_E_NO_GROWTH.
+ */
+extern bf_status bf_buf_merge(bf_buf *b, const bf_filter *src, bool intersect);
+
+/* out = a | b or a & b in new bytes; a and b unchanged */
+extern bf_status bf_merge_new(const bf_filter *a, const bf_filter *b,
+							  bool intersect, const bf_mem *mem,
+							  bool aligned, bf_buf *out);
 
 #endif							/* BF_H */

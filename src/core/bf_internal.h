@@ -20,7 +20,7 @@
 #define BF_OFF_SCHEME		6
 #define BF_OFF_FLAGS		7
 #define BF_OFF_HASHES		8
-#define BF_OFF_RESERVED		12
+#define BF_OFF_VARIANT_WORD	12
 #define BF_OFF_SEED			16
 #define BF_OFF_BITS			24
 #define BF_OFF_ITEMS		32
@@ -34,7 +34,7 @@ typedef struct bf_variant_ops
 	/* the model: bits (and k) this layout needs for 'items' at 'fpr' */
 	bf_status	(*size) (double items, double fpr, uint64_t *bits,
 						 uint32_t *hashes);
-	/* fills p's bits, hashes, param and payload_bytes for 'items' at 'fpr' */
+	/* fills p's bits, hashes, variant_word and payload_bytes for 'items' at 'fpr' */
 	bf_status	(*plan) (double items, double fpr, bf_params *p);
 	/* the same for a requested shape (p->bits, p->hashes already set) */
 	bf_status	(*plan_bits) (bf_params *p);
@@ -42,7 +42,7 @@ typedef struct bf_variant_ops
 	double		(*capacity) (double bits, double fpr, uint32_t hashes);
 	/* round a requested bit count to one the layout can hold */
 	uint64_t	(*round_bits) (uint64_t bits);
-	/* header consistency: bits, hashes, param and payload_bytes agree */
+	/* header consistency: bits, hashes, variant_word and payload_bytes agree */
 	bf_status	(*check_header) (const bf_params *h);
 	/* writes the payload of an empty filter (already zeroed); may be NULL */
 	void		(*init) (const bf_params *p, unsigned char *payload);
@@ -273,6 +273,14 @@ bf_blocked_line(const bf_filter *f, uint64_t hi)
 /* Bytes between calls of a yield hook in long loops */
 #define BF_YIELD_BYTES	(UINT64_C(1) << 20)
 
+/*
+ * dst = combine(dst, src), 64-bit word by word over two payloads of the
+ * same size (a multiple of 8), calling 'yield' every BF_YIELD_BYTES
+ * (bf_merge_words, below).  Inline, so that a constant 'combine' is
+ * inlined into the loop.
+ */
+typedef uint64_t (*bf_word_fn) (uint64_t dst, uint64_t src);
+
 /* Native-order word access, for operations that do not care about order */
 static inline uint64_t
 bf_load64(const unsigned char *p)
@@ -417,6 +425,27 @@ bf_positions_next(bf_positions *p)
 	p->y += ++p->i;
 	if (p->y >= p->m)
 		p->y %= p->m;
+}
+
+static inline void
+bf_merge_words(bf_filter *dst, const bf_filter *src, bf_word_fn combine,
+			   bf_yield_fn yield, void *arg)
+{
+	uint64_t	n = dst->payload_bytes,
+				done = 0;
+
+	while (done < n)
+	{
+		uint64_t	end = n - done > BF_YIELD_BYTES ? done + BF_YIELD_BYTES : n;
+		uint64_t	i;
+
+		for (i = done; i < end; i += 8)
+			bf_store64(dst->payload + i, combine(bf_load64(dst->payload + i),
+												 bf_load64(src->payload + i)));
+		done = end;
+		if (yield && done < n)
+			yield(arg);
+	}
 }
 
 #endif							/* BF_INTERNAL_H */

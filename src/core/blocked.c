@@ -106,7 +106,7 @@ static bf_status
 blocked_plan_bits(bf_params *p)
 {
 	p->bits = blocked_round_bits(p->bits);
-	p->param = 0;
+	p->variant_word = 0;
 	p->payload_bytes = p->bits / 8;
 	return BF_OK;
 }

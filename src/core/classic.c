@@ -49,7 +49,7 @@ classic_payload_bytes(uint64_t bits)
 static bf_status
 classic_plan_bits(bf_params *p)
 {
-	p->param = 0;
+	p->variant_word = 0;
 	p->payload_bytes = classic_payload_bytes(p->bits);
 	return BF_OK;
 }

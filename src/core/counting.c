@@ -131,7 +131,7 @@ counting_round_bits(uint64_t counters)
 static bf_status
 counting_plan_bits(bf_params *p)
 {
-	p->param = 0;
+	p->variant_word = 0;
 	p->payload_bytes = counting_payload_bytes(p->bits);
 	return BF_OK;
 }
@@ -215,28 +215,10 @@ static bf_status
 counting_merge(bf_filter *dst, const bf_filter *src, bool intersect,
 			   bf_yield_fn yield, void *arg)
 {
-	uint64_t	n = dst->payload_bytes, /* a multiple of 8 */
-				done = 0;
-
-	while (done < n)
-	{
-		uint64_t	end = n - done > BF_YIELD_BYTES ? done + BF_YIELD_BYTES : n;
-		uint64_t	i;
-
-		if (intersect)
-			for (i = done; i < end; i += 8)
-				bf_store64(dst->payload + i,
-						   min_word(bf_load64(dst->payload + i),
-									bf_load64(src->payload + i)));
-		else
-			for (i = done; i < end; i += 8)
-				bf_store64(dst->payload + i,
-						   add_word(bf_load64(dst->payload + i),
-									bf_load64(src->payload + i)));
-		done = end;
-		if (yield && done < n)
-			yield(arg);
-	}
+	if (intersect)
+		bf_merge_words(dst, src, min_word, yield, arg);
+	else
+		bf_merge_words(dst, src, add_word, yield, arg);
 	return BF_OK;
 }
 

@@ -14,7 +14,7 @@
  * the space).
  *
  * Header fields (STORAGE.md, "cuckoo"): hashes = f, the fingerprint width
- * (4 .. 32); param = S, the number of stages; bits = the slot bits of all
+ * (4 .. 32); variant_word = S, the number of stages; bits = the slot bits of all
  * stages, sum of 4 B_s f.  The payload is S stage records, oldest first:
  *
  *		u64 buckets B_s, u64 used (occupied slots), then 4 B_s f-bit slots,
@@ -210,7 +210,7 @@ cuckoo_contains(const bf_filter *f, bf_hash h)
 	uint32_t	s;
 
 	probe_start(&p, h, fw);
-	for (s = 0; s < f->param; s++)
+	for (s = 0; s < f->variant_word; s++)
 	{
 		stage		st;
 
@@ -357,7 +357,7 @@ cuckoo_insert(bf_filter *f, bf_hash h, bool if_absent, bool *added)
 			free_rec = rec;
 			free_bit = slot_bit(p.i2, (unsigned) j2, fw);
 		}
-		if (s + 1 >= f->param)
+		if (s + 1 >= f->variant_word)
 			break;
 		rec = stage_next(&st, fw);
 	}
@@ -413,7 +413,7 @@ cuckoo_remove(bf_filter *f, bf_hash h)
 	uint32_t	s;
 
 	probe_start(&p, h, fw);
-	for (s = 0; s < f->param; s++)
+	for (s = 0; s < f->variant_word; s++)
 	{
 		int			j;
 
@@ -555,7 +555,7 @@ static bf_status
 plan_stage(bf_params *p, uint64_t buckets, unsigned f)
 {
 	p->hashes = f;
-	p->param = 1;
+	p->variant_word = 1;
 	p->bits = SLOTS * buckets * f;
 	p->payload_bytes = stage_bytes(buckets, f);
 	return BF_OK;
@@ -608,11 +608,12 @@ cuckoo_check_header(const bf_params *h)
 	unit = SLOTS * h->hashes;
 	if (h->bits < unit || h->bits > BF_MAX_PAYLOAD_BITS || h->bits % unit != 0)
 		return BF_E_BITS;
-	if (h->param < 1 || h->param > MAX_STAGES || h->param > h->bits / unit)
+	if (h->variant_word < 1 || h->variant_word > MAX_STAGES ||
+		h->variant_word > h->bits / unit)
 		return BF_E_FLAGS;
-	least = (uint64_t) h->param * STAGE_HEADER + (h->bits + 63) / 64 * 8;
+	least = (uint64_t) h->variant_word * STAGE_HEADER + (h->bits + 63) / 64 * 8;
 	if (h->payload_bytes % 8 != 0 || h->payload_bytes < least ||
-		h->payload_bytes > least + (uint64_t) h->param * 8)
+		h->payload_bytes > least + (uint64_t) h->variant_word * 8)
 		return BF_E_PAYLOAD;
 	return BF_OK;
 }
@@ -631,7 +632,7 @@ cuckoo_validate(const bf_filter *f)
 				bits = 0;
 	uint32_t	s;
 
-	for (s = 0; s < f->param; s++)
+	for (s = 0; s < f->variant_word; s++)
 	{
 		uint64_t	room = f->payload_bytes - off;
 		uint64_t	area,
@@ -679,7 +680,7 @@ next_buckets(const bf_filter *f)
 	uint64_t	most = 0;
 	uint32_t	s;
 
-	for (s = 0; s < f->param; s++)
+	for (s = 0; s < f->variant_word; s++)
 	{
 		stage		st;
 
@@ -694,7 +695,7 @@ next_buckets(const bf_filter *f)
 static uint64_t
 cuckoo_grow_bytes(const bf_filter *f)
 {
-	if (f->param >= MAX_STAGES)
+	if (f->variant_word >= MAX_STAGES)
 		return 0;
 	return BF_HEADER_SIZE + f->payload_bytes +
 		stage_bytes(next_buckets(f), f->hashes);
@@ -705,7 +706,7 @@ static void
 put_shape(unsigned char *base, uint32_t stages, uint64_t bits,
 		  uint64_t payload_bytes)
 {
-	bf_put_le32(base + BF_OFF_RESERVED, stages);
+	bf_put_le32(base + BF_OFF_VARIANT_WORD, stages);
 	bf_put_le64(base + BF_OFF_BITS, bits);
 	bf_put_le64(base + BF_OFF_PAYLOAD, payload_bytes);
 }
@@ -720,7 +721,7 @@ cuckoo_grow(const bf_filter *f, unsigned char *dst)
 	memcpy(dst, f->base, BF_HEADER_SIZE + f->payload_bytes);
 	memset(rec, 0, size);
 	bf_put_le64(rec, buckets);
-	put_shape(dst, f->param + 1, f->bits + SLOTS * buckets * f->hashes,
+	put_shape(dst, f->variant_word + 1, f->bits + SLOTS * buckets * f->hashes,
 			  f->payload_bytes + size);
 }
 
@@ -879,14 +880,14 @@ plan_union(const bf_filter *dst, const bf_filter *src, union_plan *u,
 	ticker		tk = {yield, arg, 0};
 	uint32_t	s;
 
-	stage_list(dst->payload, dst->param, f, d);
-	stage_list(src->payload, src->param, f, sv);
+	stage_list(dst->payload, dst->variant_word, f, d);
+	stage_list(src->payload, src->variant_word, f, sv);
 	u->chained = 0;
 	u->add_bytes = u->add_bits = 0;
-	for (s = 0; s < src->param; s++)
+	for (s = 0; s < src->variant_word; s++)
 	{
 		const stage *ss = &sv[s];
-		uint32_t	k = same_geometry(d, dst->param, ss, same, index),
+		uint32_t	k = same_geometry(d, dst->variant_word, ss, same, index),
 					i;
 		bool		fits[MAX_STAGES];
 		uint64_t	b,
@@ -952,9 +953,9 @@ write_union(const bf_filter *dst, unsigned char *payload,
 	uint64_t	stored = 0;
 	uint32_t	s;
 
-	stage_list(payload, dst->param, f, d);
-	stage_list(src->payload, src->param, f, sv);
-	for (s = 0; s < src->param; s++)
+	stage_list(payload, dst->variant_word, f, d);
+	stage_list(src->payload, src->variant_word, f, sv);
+	for (s = 0; s < src->variant_word; s++)
 	{
 		const stage *ss = &sv[s];
 		uint32_t	k;
@@ -965,7 +966,7 @@ write_union(const bf_filter *dst, unsigned char *payload,
 
 		if (u->act[s] == U_SKIP)
 			continue;
-		k = same_geometry(d, dst->param, ss, same, index);
+		k = same_geometry(d, dst->variant_word, ss, same, index);
 		if (u->act[s] == U_MERGE)
 			out = d[u->into[s]];
 		else
@@ -1022,7 +1023,7 @@ cuckoo_union_bytes(const bf_filter *dst, const bf_filter *src,
 	union_plan	u;
 
 	plan_union(dst, src, &u, yield, arg);
-	if (dst->param + u.chained > MAX_STAGES)
+	if (dst->variant_word + u.chained > MAX_STAGES)
 		return 0;
 	return BF_HEADER_SIZE + dst->payload_bytes + u.add_bytes;
 }
@@ -1046,7 +1047,7 @@ cuckoo_merge(bf_filter *dst, const bf_filter *src, bool intersect,
 		return BF_E_UNSUPPORTED;
 	plan_union(dst, src, &u, yield, arg);
 	if (u.chained != 0)
-		return dst->param + u.chained > MAX_STAGES ? BF_E_TOO_LARGE : BF_E_FULL;
+		return dst->variant_word + u.chained > MAX_STAGES ? BF_E_TOO_LARGE : BF_E_FULL;
 	stored = write_union(dst, dst->payload, src, NULL, &u, &tk);
 	bf_set_items(dst, add_items(dst->items, stored));
 	return BF_OK;
@@ -1062,12 +1063,12 @@ cuckoo_union_into(const bf_filter *dst, const bf_filter *src,
 	uint64_t	stored;
 
 	plan_union(dst, src, &u, yield, arg);
-	if (dst->param + u.chained > MAX_STAGES)
+	if (dst->variant_word + u.chained > MAX_STAGES)
 		return BF_E_TOO_LARGE;
 	copy_ticking(out, dst->base, BF_HEADER_SIZE + dst->payload_bytes, &tk);
 	stored = write_union(dst, out + BF_HEADER_SIZE, src,
 						 out + BF_HEADER_SIZE + dst->payload_bytes, &u, &tk);
-	put_shape(out, dst->param + u.chained, dst->bits + u.add_bits,
+	put_shape(out, dst->variant_word + u.chained, dst->bits + u.add_bits,
 			  dst->payload_bytes + u.add_bytes);
 	bf_put_le64(out + BF_OFF_ITEMS, add_items(dst->items, stored));
 	return BF_OK;
@@ -1093,7 +1094,7 @@ cuckoo_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 
 	(void) yield;
 	(void) arg;
-	for (s = 0; s < f->param; s++)
+	for (s = 0; s < f->variant_word; s++)
 	{
 		stage		st;
 
@@ -1104,7 +1105,7 @@ cuckoo_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 	}
 	stats->bits_set = used * f->hashes;
 	stats->fpr = rate_at(f->hashes, load_sum);
-	stats->stages = f->param;
+	stats->stages = f->variant_word;
 }
 
 /* Every stored fingerprint is one addition not removed (duplicates too) */

@@ -38,7 +38,7 @@ bf_plan(bf_variant variant, uint64_t items, double fpr, uint64_t seed,
 	params->seed = seed;
 	params->expected_items = items;
 	params->target_fpr = fpr;
-	params->param = 0;
+	params->variant_word = 0;
 	params->payload_bytes = 0;	/* stays 0 if the plan fails before sizing */
 	st = ops->plan((double) items, fpr, params);
 	if (st != BF_OK)
@@ -108,7 +108,7 @@ bf_size_bytes(bf_variant variant, uint64_t bits, uint32_t hashes)
 bf_status
 bf_bit_array_check(const bf_params *h, bool bits_valid, uint64_t payload_bytes)
 {
-	if (h->param != 0)
+	if (h->variant_word != 0)
 		return BF_E_FLAGS;
 	if (h->hashes < 1 || h->hashes > BF_MAX_HASHES)
 		return BF_E_HASHES;
@@ -154,7 +154,7 @@ bf_init_yield(const bf_params *params, void *buf, bf_yield_fn yield,
 	b[BF_OFF_VARIANT] = (unsigned char) params->variant;
 	b[BF_OFF_SCHEME] = BF_HASH_XXH3_128;
 	bf_put_le32(b + BF_OFF_HASHES, params->hashes);
-	bf_put_le32(b + BF_OFF_RESERVED, params->param);
+	bf_put_le32(b + BF_OFF_VARIANT_WORD, params->variant_word);
 	bf_put_le64(b + BF_OFF_SEED, params->seed);
 	bf_put_le64(b + BF_OFF_BITS, params->bits);
 	bf_put_le64(b + BF_OFF_EXPECTED, params->expected_items);
@@ -192,7 +192,7 @@ bf_check_header(const void *buf, size_t len, uint64_t *total_bytes)
 		return BF_E_FLAGS;
 	h.variant = (bf_variant) b[BF_OFF_VARIANT];
 	h.hashes = bf_get_le32(b + BF_OFF_HASHES);
-	h.param = bf_get_le32(b + BF_OFF_RESERVED);
+	h.variant_word = bf_get_le32(b + BF_OFF_VARIANT_WORD);
 	h.seed = bf_get_le64(b + BF_OFF_SEED);
 	h.bits = bf_get_le64(b + BF_OFF_BITS);
 	h.expected_items = bf_get_le64(b + BF_OFF_EXPECTED);
@@ -234,7 +234,7 @@ bf_open(void *buf, size_t len, bf_filter *f)
 	f->payload = b + BF_HEADER_SIZE;
 	f->variant = (bf_variant) b[BF_OFF_VARIANT];
 	f->hashes = bf_get_le32(b + BF_OFF_HASHES);
-	f->param = bf_get_le32(b + BF_OFF_RESERVED);
+	f->variant_word = bf_get_le32(b + BF_OFF_VARIANT_WORD);
 	f->seed = bf_get_le64(b + BF_OFF_SEED);
 	f->bits = bf_get_le64(b + BF_OFF_BITS);
 	f->blocks = f->bits / BF_BLOCK_BITS;
@@ -317,6 +317,10 @@ bf_status_message(bf_status status)
 			return "The variant does not offer this operation.";
 		case BF_E_COPIES:
 			return "The element is already stored as many times as its buckets hold (8 copies in a cuckoo filter).";
+		case BF_E_NO_GROWTH:
+			return "The filter has as many stages as its format allows.";
+		case BF_E_NO_MEMORY:
+			return "There was not enough memory for the filter.";
 	}
 	return "Unknown error.";
 }

@@ -61,10 +61,6 @@
 #define ST_LEVEL		28		/* u32: j, 0..63 */
 #define ST_RESERVED		32		/* 32 bytes, zero */
 
-/* The LCG of blocked.c (Knuth's MMIX multiplier, an odd increment) */
-#define LCG_MUL			UINT64_C(6364136223846793005)
-#define LCG_ADD			UINT64_C(1442695040888963407)
-
 /* Keys of the per-level remix (the golden ratio and a Murmur3 constant) */
 #define LEVEL_KEY_LO	UINT64_C(0x9E3779B97F4A7C15)
 #define LEVEL_KEY_HI	UINT64_C(0xC2B2AE3D27D4EB4F)
@@ -127,39 +123,27 @@ level_hash(bf_hash h, uint32_t level)
 	return r;
 }
 
-/* As blocked.c: the block from the high half, k positions from the low */
+/*
+ * As blocked.c (the inline bf_blocked_set and bf_blocked_test): the block
+ * from the high half of the level's hash, the k positions from the low
+ */
 static void
 stage_set(const stage *s, bf_hash h)
 {
 	bf_hash		x = level_hash(h, s->level);
-	unsigned char *block = s->blocks +
-		bf_mulhi64(x.hi, s->nblocks) * BF_BLOCK_BYTES;
-	uint64_t	pos = x.lo;
-	uint32_t	i;
 
-	for (i = 0; i < s->hashes; i++)
-	{
-		bf_bit_set(block, pos >> 55);
-		pos = pos * LCG_MUL + LCG_ADD;
-	}
+	bf_blocked_set(s->blocks + bf_mulhi64(x.hi, s->nblocks) * BF_BLOCK_BYTES,
+				   x.lo, s->hashes);
 }
 
 static bool
 stage_test(const stage *s, bf_hash h)
 {
 	bf_hash		x = level_hash(h, s->level);
-	const unsigned char *block = s->blocks +
-		bf_mulhi64(x.hi, s->nblocks) * BF_BLOCK_BYTES;
-	uint64_t	pos = x.lo;
-	uint32_t	i;
 
-	for (i = 0; i < s->hashes; i++)
-	{
-		if (!bf_bit_test(block, pos >> 55))
-			return false;
-		pos = pos * LCG_MUL + LCG_ADD;
-	}
-	return true;
+	return bf_blocked_test(s->blocks +
+						   bf_mulhi64(x.hi, s->nblocks) * BF_BLOCK_BYTES,
+						   x.lo, s->hashes);
 }
 
 /*
@@ -279,7 +263,7 @@ scalable_plan(double items, double fpr, bf_params *p)
 					&p->hashes);
 	if (st != BF_OK)
 		return st;
-	p->param = 1;
+	p->variant_word = 1;
 	p->payload_bytes = STAGE_HEADER + p->bits / 8;
 	return BF_OK;
 }
@@ -306,15 +290,15 @@ scalable_init(const bf_params *p, unsigned char *payload)
 static bf_status
 scalable_check_header(const bf_params *h)
 {
-	if (h->param < 1 || h->param > MAX_STAGES)
+	if (h->variant_word < 1 || h->variant_word > MAX_STAGES)
 		return BF_E_FLAGS;
 	if (h->hashes < 1 || h->hashes > BF_MAX_HASHES)
 		return BF_E_HASHES;
 	if (h->bits % BF_BLOCK_BITS != 0 ||
-		h->bits < (uint64_t) h->param * BF_BLOCK_BITS ||
+		h->bits < (uint64_t) h->variant_word * BF_BLOCK_BITS ||
 		h->bits > BF_MAX_PAYLOAD_BITS)
 		return BF_E_BITS;
-	if (h->payload_bytes != (uint64_t) h->param * STAGE_HEADER + h->bits / 8)
+	if (h->payload_bytes != (uint64_t) h->variant_word * STAGE_HEADER + h->bits / 8)
 		return BF_E_PAYLOAD;
 	if (h->expected_items < 1 || !(h->target_fpr > 0.0 && h->target_fpr < 1.0))
 		return BF_E_TARGET;
@@ -336,7 +320,7 @@ scalable_validate(const bf_filter *f)
 	uint64_t	bits = 0;
 	uint32_t	i;
 
-	for (i = 0; i < f->param; i++)
+	for (i = 0; i < f->variant_word; i++)
 	{
 		stage		s;
 		uint64_t	capacity,
@@ -379,7 +363,7 @@ scalable_contains(const bf_filter *f, bf_hash h)
 	unsigned char *p = f->payload;
 	uint32_t	i;
 
-	for (i = 0; i < f->param; i++)
+	for (i = 0; i < f->variant_word; i++)
 	{
 		stage		s;
 
@@ -416,7 +400,7 @@ add_case_of(const bf_filter *f, bf_hash h, stage *s)
 	{
 		if (stage_test(s, h))
 			return ADD_PRESENT;
-		if (++i == f->param)
+		if (++i == f->variant_word)
 			break;
 		stage_read(stage_end(s), s);
 	}
@@ -458,7 +442,7 @@ next_level(const bf_filter *f)
 	uint32_t	i,
 				top = 0;
 
-	for (i = 0; i < f->param; i++)
+	for (i = 0; i < f->variant_word; i++)
 	{
 		stage		s;
 
@@ -484,7 +468,7 @@ scalable_grow_bytes(const bf_filter *f)
 	uint32_t	hashes;
 	bf_status	st;
 
-	if (f->param >= MAX_STAGES || level == 0)
+	if (f->variant_word >= MAX_STAGES || level == 0)
 		return 0;
 	st = plan_stage(f->expected_items, f->target_fpr, level, &capacity,
 					&bits, &hashes);
@@ -508,7 +492,7 @@ scalable_grow(const bf_filter *f, unsigned char *dst)
 	memcpy(dst, f->base, old);
 	stage_write(dst + old, bits, capacity, 0, hashes, level);
 	memset(dst + old + STAGE_HEADER, 0, bits / 8);
-	bf_put_le32(dst + BF_OFF_RESERVED, f->param + 1);
+	bf_put_le32(dst + BF_OFF_VARIANT_WORD, f->variant_word + 1);
 	bf_put_le64(dst + BF_OFF_BITS, f->bits + bits);
 	bf_put_le64(dst + BF_OFF_PAYLOAD, f->payload_bytes + STAGE_HEADER + bits / 8);
 }
@@ -552,7 +536,7 @@ stage_list(const bf_filter *f, stage *list)
 	unsigned char *p = f->payload;
 	uint32_t	i;
 
-	for (i = 0; i < f->param; i++)
+	for (i = 0; i < f->variant_word; i++)
 	{
 		stage_read(p, &list[i]);
 		p = stage_end(&list[i]);
@@ -583,7 +567,7 @@ plan_union(const bf_filter *dst, const bf_filter *src, union_plan *u)
 	stage		result[2 * MAX_STAGES];
 	stage		s[MAX_STAGES];
 	uint32_t	i,
-				n = dst->param;
+				n = dst->variant_word;
 
 	stage_list(dst, result);
 	stage_list(src, s);
@@ -592,7 +576,7 @@ plan_union(const bf_filter *dst, const bf_filter *src, union_plan *u)
 	u->appended = 0;
 	u->bits = dst->bits;
 	u->payload_bytes = dst->payload_bytes;
-	for (i = 0; i < src->param; i++)
+	for (i = 0; i < src->variant_word; i++)
 	{
 		uint32_t	t;
 
@@ -690,7 +674,7 @@ apply_union(unsigned char **result, uint32_t n, const bf_filter *src,
 	uint32_t	i;
 
 	stage_list(src, s);
-	for (i = 0; i < src->param; i++)
+	for (i = 0; i < src->variant_word; i++)
 	{
 		stage		t;
 
@@ -733,7 +717,7 @@ scalable_merge(bf_filter *dst, const bf_filter *src, bool intersect,
 		stage		s;
 
 		/* single stages of one plan: the shape of a blocked filter */
-		if (dst->param != 1 || src->param != 1)
+		if (dst->variant_word != 1 || src->variant_word != 1)
 			return BF_E_UNSUPPORTED;
 		stage_read(src->payload, &s);
 		merge_blocks(d[0].blocks, s.blocks, d[0].bits / 8, true, yield,
@@ -748,9 +732,9 @@ scalable_merge(bf_filter *dst, const bf_filter *src, bool intersect,
 		plan_union(dst, src, &u);
 		if (u.appended != 0)
 			return BF_E_UNSUPPORTED;
-		for (i = 0; i < dst->param; i++)
+		for (i = 0; i < dst->variant_word; i++)
 			result[i] = d[i].head;
-		apply_union(result, dst->param, src, &u, yield, arg, &since);
+		apply_union(result, dst->variant_word, src, &u, yield, arg, &since);
 	}
 	return BF_OK;
 }
@@ -795,7 +779,7 @@ scalable_union_into(const bf_filter *dst, const bf_filter *src,
 	copy_bytes(out, dst->base, BF_HEADER_SIZE + dst->payload_bytes, yield,
 			   arg, &since);
 	p = out + BF_HEADER_SIZE;
-	for (n = 0; n < dst->param; n++)
+	for (n = 0; n < dst->variant_word; n++)
 	{
 		stage		t;
 
@@ -804,7 +788,7 @@ scalable_union_into(const bf_filter *dst, const bf_filter *src,
 		p = stage_end(&t);
 	}
 	stage_list(src, s);
-	for (i = 0; i < src->param; i++)
+	for (i = 0; i < src->variant_word; i++)
 		if (u.copied[i])
 		{
 			result[n++] = p;
@@ -813,7 +797,7 @@ scalable_union_into(const bf_filter *dst, const bf_filter *src,
 			p += STAGE_HEADER + s[i].bits / 8;
 		}
 	apply_union(result, n, src, &u, yield, arg, &since);
-	bf_put_le32(out + BF_OFF_RESERVED, u.stages);
+	bf_put_le32(out + BF_OFF_VARIANT_WORD, u.stages);
 	bf_put_le64(out + BF_OFF_BITS, u.bits);
 	bf_put_le64(out + BF_OFF_PAYLOAD, u.payload_bytes);
 	bf_put_le64(out + BF_OFF_ITEMS, dst->items > UINT64_MAX - src->items ?
@@ -840,7 +824,7 @@ scalable_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 				items = 0.0;
 	uint32_t	i;
 
-	for (i = 0; i < f->param; i++)
+	for (i = 0; i < f->variant_word; i++)
 	{
 		stage		s;
 		uint64_t	b,
@@ -879,7 +863,7 @@ scalable_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 	stats->bits_set = set;
 	stats->estimated_items = items;
 	stats->fpr = log_pass_none < 0.0 ? -expm1(log_pass_none) : 0.0;	/* not -0.0 */
-	stats->stages = f->param;
+	stats->stages = f->variant_word;
 }
 
 /*
@@ -902,7 +886,7 @@ scalable_filter_capacity(const bf_filter *f)
 	uint64_t	total = 0;
 	uint32_t	i;
 
-	for (i = 0; i < f->param; i++)
+	for (i = 0; i < f->variant_word; i++)
 	{
 		stage		s;
 

@@ -10,6 +10,7 @@
  * no resources.
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "bf_internal.h"
 
@@ -28,31 +29,27 @@ bf_compatible(const bf_filter *a, const bf_filter *b)
 	return ops->compatible ? ops->compatible(a, b) : a->bits == b->bits;
 }
 
+static uint64_t
+and_word(uint64_t a, uint64_t b)
+{
+	return a & b;
+}
+
+static uint64_t
+or_word(uint64_t a, uint64_t b)
+{
+	return a | b;
+}
+
 /* The merge of the bit-array layouts: OR for union, AND for intersection */
 bf_status
 bf_merge_bits(bf_filter *dst, const bf_filter *src, bool intersect,
 			  bf_yield_fn yield, void *arg)
 {
-	uint64_t	n = dst->payload_bytes,	/* a multiple of 8 */
-				done = 0;
-
-	while (done < n)
-	{
-		uint64_t	end = n - done > BF_YIELD_BYTES ? done + BF_YIELD_BYTES : n;
-		uint64_t	i;
-
-		if (intersect)
-			for (i = done; i < end; i += 8)
-				bf_store64(dst->payload + i,
-						bf_load64(dst->payload + i) & bf_load64(src->payload + i));
-		else
-			for (i = done; i < end; i += 8)
-				bf_store64(dst->payload + i,
-						bf_load64(dst->payload + i) | bf_load64(src->payload + i));
-		done = end;
-		if (yield && done < n)
-			yield(arg);
-	}
+	if (intersect)
+		bf_merge_words(dst, src, and_word, yield, arg);
+	else
+		bf_merge_words(dst, src, or_word, yield, arg);
 	return BF_OK;
 }
 
@@ -144,4 +141,21 @@ bf_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 	stats->fill_ratio = (double) stats->bits_set / (double) f->bits;
 	if (isnan(stats->estimated_items) && ops->estimate)
 		stats->estimated_items = ops->estimate(f, stats->bits_set);
+}
+
+void
+bf_describe(const bf_filter *f, char *out, size_t size)
+{
+	int			n = snprintf(out, size, "%s, %llu bits, %u hashes, seed %lld",
+							 bf_variant_name(f->variant),
+							 (unsigned long long) f->bits, (unsigned) f->hashes,
+							 (long long) (int64_t) f->seed);
+
+	if (n < 0 || (size_t) n >= size)
+		return;
+	if (f->expected_items == 0)
+		snprintf(out + n, size - n, ", built from a bit count");
+	else
+		snprintf(out + n, size - n, ", planned for %llu items at %g",
+				 (unsigned long long) f->expected_items, f->target_fpr);
 }

@@ -4,7 +4,7 @@
  */
 #include "bf_internal.h"
 
-/* Indexed by bf_variant; an entry without a plan is not available yet */
+/* Indexed by bf_variant */
 static const bf_variant_ops *const variants[] = {
 	NULL,
 	&bf_blocked_ops,			/* BF_BLOCKED */
@@ -17,16 +17,9 @@ static const bf_variant_ops *const variants[] = {
 const bf_variant_ops *
 bf_ops(bf_variant variant)
 {
-	if (variant < BF_VARIANT_MIN || variant > BF_VARIANT_MAX ||
-		variants[variant]->plan == NULL)
+	if (variant < BF_VARIANT_MIN || variant > BF_VARIANT_MAX)
 		return NULL;
 	return variants[variant];
-}
-
-bool
-bf_variant_available(bf_variant variant)
-{
-	return bf_ops(variant) != NULL;
 }
 
 const char *
@@ -37,6 +30,13 @@ bf_variant_name(bf_variant variant)
 	return ops ? ops->name : "unknown";
 }
 
+/* The names of the table above, in its order (test_format checks this) */
+const char *
+bf_variant_list(void)
+{
+	return "blocked, classic, counting, scalable, cuckoo";
+}
+
 /* Exact, case-sensitive match: variant names are lower-case identifiers */
 bool
 bf_variant_parse(const char *name, size_t len, bf_variant *variant)
@@ -45,11 +45,8 @@ bf_variant_parse(const char *name, size_t len, bf_variant *variant)
 
 	for (v = BF_VARIANT_MIN; v <= BF_VARIANT_MAX; v++)
 	{
-		const char *candidate;
+		const char *candidate = variants[v]->name;
 
-		if (bf_ops((bf_variant) v) == NULL)
-			continue;
-		candidate = variants[v]->name;
 		if (strlen(candidate) == len && memcmp(candidate, name, len) == 0)
 		{
 			*variant = (bf_variant) v;

@@ -535,12 +535,6 @@ main(int argc, char **argv)
 			bf_status	st;
 			result		r;
 
-			if (!bf_variant_available((bf_variant) v))
-			{
-				printf("%-9s skipped: not available in this build of the core\n",
-					   names[v]);
-				continue;
-			}
 			st = bf_plan((bf_variant) v, n, FPR, SEED, &p);
 			if (st != BF_OK)
 			{

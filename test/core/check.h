@@ -17,6 +17,7 @@
 #define BF_CHECK_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,5 +205,85 @@ check_key(unsigned long long i, int stranger, uint64_t seed)
 }
 
 #endif							/* BF_H */
+
+/*
+ * Header field offsets, from STORAGE.md section 2 (written out here rather
+ * than taken from the core, so that the tests check the core against the
+ * documented layout)
+ */
+#define OFF_MAGIC		0
+#define OFF_VERSION		4
+#define OFF_VARIANT		5
+#define OFF_SCHEME		6
+#define OFF_FLAGS		7
+#define OFF_HASHES		8
+#define OFF_VARIANT_WORD	12
+#define OFF_SEED		16
+#define OFF_BITS		24
+#define OFF_ITEMS		32
+#define OFF_EXPECTED	40
+#define OFF_TARGET		48
+#define OFF_PAYLOAD		56
+
+/* splitmix64: a reproducible stream for random cases */
+static inline uint64_t
+check_random(uint64_t *state)
+{
+	uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+/* The first min(len, alloc) bytes of src in 'alloc' bytes, zero-padded */
+static inline unsigned char *
+check_dup(const unsigned char *src, size_t len, size_t alloc)
+{
+	unsigned char *buf = check_malloc(alloc);
+
+	memcpy(buf, src, len < alloc ? len : alloc);
+	if (alloc > len)
+		memset(buf + len, 0, alloc - len);
+	return buf;
+}
+
+/*
+ * A damaged copy of a serialised filter, for the mutation loops: its length
+ * sometimes a few bytes short or long (*len), then 1 to 4 random bytes
+ * overwritten, mostly in the 64-byte header, where the decisions are
+ */
+static inline unsigned char *
+check_damage(const unsigned char *src, size_t srclen, uint64_t *rng,
+			 size_t *len)
+{
+	int			nbytes = 1 + (int) (check_random(rng) % 4),
+				j;
+	unsigned char *b;
+
+	*len = srclen;
+	switch (check_random(rng) % 8)
+	{
+		case 0:
+			*len -= (size_t) (check_random(rng) % 9);
+			break;
+		case 1:
+			*len += (size_t) (check_random(rng) % 9);
+			break;
+		default:
+			break;
+	}
+	b = check_dup(src, srclen, *len);
+	for (j = 0; j < nbytes; j++)
+	{
+		uint64_t r = check_random(rng);
+		size_t		off = (r & 3) ? (size_t) ((r >> 8) % 64) :
+			(size_t) ((r >> 8) % *len);
+
+		if (off < *len)
+			b[off] = (unsigned char) (r >> 40);
+	}
+	return b;
+}
 
 #endif							/* BF_CHECK_H */

@@ -21,19 +21,6 @@
 #include "check.h"
 
 /* Field offsets of the 64-byte header, as documented */
-#define OFF_MAGIC		0
-#define OFF_VERSION		4
-#define OFF_VARIANT		5
-#define OFF_SCHEME		6
-#define OFF_FLAGS		7
-#define OFF_HASHES		8
-#define OFF_RESERVED	12
-#define OFF_SEED		16
-#define OFF_BITS		24
-#define OFF_ITEMS		32
-#define OFF_EXPECTED	40
-#define OFF_TARGET		48
-#define OFF_PAYLOAD		56
 
 #define MAX_BITS		((BF_MAX_BYTES - BF_HEADER_SIZE) * 8)
 
@@ -88,17 +75,6 @@ plan_bits(bf_variant v, uint64_t m, uint32_t k, uint64_t seed, bf_params *p)
 			  (unsigned long long) m, k, bf_status_message(st));
 		exit(2);
 	}
-}
-
-static unsigned char *
-dup_bytes(const unsigned char *src, size_t len, size_t alloc)
-{
-	unsigned char *buf = check_malloc(alloc);
-
-	memcpy(buf, src, len < alloc ? len : alloc);
-	if (alloc > len)
-		memset(buf + len, 0, alloc - len);
-	return buf;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -241,7 +217,7 @@ ref_valid(const unsigned char *b, size_t len)
 	if (variant != BF_CLASSIC && variant != BF_COUNTING)
 		return 0;
 	if (b[OFF_SCHEME] != 1 || b[OFF_FLAGS] != 0 ||
-		check_le32(b + OFF_RESERVED) != 0)
+		check_le32(b + OFF_VARIANT_WORD) != 0)
 		return 0;
 	hashes = check_le32(b + OFF_HASHES);
 	if (hashes < 1 || hashes > 64)
@@ -312,20 +288,20 @@ test_plan(void)
 
 		CHECK(st == BF_OK, "m=%llu: %s", (unsigned long long) ms[i],
 			  bf_status_message(st));
-		CHECK(p.bits == ms[i] && p.hashes == 5 && p.param == 0 &&
+		CHECK(p.bits == ms[i] && p.hashes == 5 && p.variant_word == 0 &&
 			  p.payload_bytes == (ms[i] + 15) / 16 * 8 &&
 			  p.total_bytes == 64 + p.payload_bytes &&
 			  p.expected_items == 0 && p.target_fpr == 0.0,
-			  "m=%llu: bits %llu, param %u, payload %llu",
+			  "m=%llu: bits %llu, variant_word %u, payload %llu",
 			  (unsigned long long) ms[i], (unsigned long long) p.bits,
-			  p.param, (unsigned long long) p.payload_bytes);
+			  p.variant_word, (unsigned long long) p.payload_bytes);
 		CHECK(bf_size_bytes(BF_COUNTING, ms[i], p.hashes) == p.total_bytes,
 			  "m=%llu: bf_size_bytes %llu", (unsigned long long) ms[i],
 			  (unsigned long long) bf_size_bytes(BF_COUNTING, ms[i], p.hashes));
 		build_empty(&p, &b);
 		CHECK(b.buf[OFF_VARIANT] == 3 && check_le64(b.buf + OFF_BITS) == ms[i] &&
 			  check_le32(b.buf + OFF_HASHES) == 5 &&
-			  check_le32(b.buf + OFF_RESERVED) == 0 &&
+			  check_le32(b.buf + OFF_VARIANT_WORD) == 0 &&
 			  check_le64(b.buf + OFF_SEED) == 77 &&
 			  check_le64(b.buf + OFF_PAYLOAD) == p.payload_bytes,
 			  "m=%llu: header fields", (unsigned long long) ms[i]);
@@ -348,7 +324,7 @@ test_plan(void)
 
 		bf_plan(BF_COUNTING, sized[i].n, sized[i].p, 0, &c);
 		bf_plan(BF_CLASSIC, sized[i].n, sized[i].p, 0, &k);
-		CHECK(c.bits == k.bits && c.hashes == k.hashes && c.param == 0 &&
+		CHECK(c.bits == k.bits && c.hashes == k.hashes && c.variant_word == 0 &&
 			  c.payload_bytes == (c.bits + 15) / 16 * 8 &&
 			  c.expected_items == sized[i].n && c.target_fpr == sized[i].p,
 			  "n=%llu p=%g: counting m=%llu k=%u, classic m=%llu k=%u",
@@ -446,7 +422,7 @@ test_against_reference(void)
 				bf_hash		h;
 				bf_status	st,
 							want;
-				unsigned char *before = dup_bytes(b.buf, b.len, b.len);
+				unsigned char *before = check_dup(b.buf, b.len, b.len);
 
 				rng = rng * UINT64_C(6364136223846793005) + 1;
 				/* a small pool of keys: many repeats, some saturation */
@@ -705,7 +681,7 @@ test_remove_absent(void)
 	check_group("removing an absent element changes nothing");
 	bf_plan(BF_COUNTING, 2000, 0.05, 0, &p);
 	build(&p, 0, 2000, &b);
-	before = dup_bytes(b.buf, b.len, b.len);
+	before = check_dup(b.buf, b.len, b.len);
 	for (i = 0; i < 20000; i++)
 	{
 		bf_hash		h = check_key(i, 1, 0);
@@ -752,7 +728,7 @@ test_remove_absent(void)
 	/* other variants cannot remove at all */
 	plan_bits(BF_CLASSIC, 64, 3, 0, &p);
 	build(&p, 0, 3, &b);
-	before = dup_bytes(b.buf, b.len, b.len);
+	before = check_dup(b.buf, b.len, b.len);
 	CHECK(bf_remove(&b.f, check_key(1, 0, 0)) == BF_E_UNSUPPORTED &&
 		  memcmp(before, b.buf, b.len) == 0, "classic removed");
 	free(before);
@@ -910,16 +886,6 @@ test_saturation(void)
 
 /* ---------------------------------------------------------------------- */
 
-static uint64_t
-next_random(uint64_t *state)
-{
-	uint64_t	z = (*state += UINT64_C(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
-
 /*
  * The word-at-a-time union and intersection against one counter at a time,
  * over random payloads (every pair of counter values occurs).
@@ -946,7 +912,7 @@ test_merge_words(void)
 	{
 		for (i = 0; i < 2048; i++)
 		{
-			uint64_t	r = next_random(&rng);
+			uint64_t	r = check_random(&rng);
 
 			a.f.payload[i] = (unsigned char) r;
 			b.f.payload[i] = (unsigned char) (r >> 8);
@@ -1101,7 +1067,7 @@ test_union_intersect(void)
 	}
 
 	/* identities */
-	before = dup_bytes(all.buf, all.len, all.len);
+	before = check_dup(all.buf, all.len, all.len);
 	bf_intersect(&all.f, &all.f, NULL, NULL);
 	CHECK(memcmp(before + 64, all.f.payload, all.len - 64) == 0,
 		  "A & A changed the counters");
@@ -1238,7 +1204,7 @@ test_round_trip(void)
 	build(&p, 0, 5000, &a);
 	for (i = 0; i < 1000; i += 3)
 		bf_remove(&a.f, check_key(i, 0, UINT64_MAX));
-	copy = dup_bytes(a.buf, a.len, a.len);
+	copy = check_dup(a.buf, a.len, a.len);
 	st = bf_open(copy, a.len, &g);
 	CHECK(st == BF_OK, "reopen: %s", bf_status_message(st));
 	CHECK(g.variant == BF_COUNTING && g.bits == a.f.bits &&
@@ -1407,8 +1373,8 @@ test_hostile(void)
 			unsigned long long val;
 			bf_status	want;
 		}			fields[] = {
-			{OFF_RESERVED, 4, 1, BF_E_FLAGS},
-			{OFF_RESERVED, 4, 0x80000000u, BF_E_FLAGS},
+			{OFF_VARIANT_WORD, 4, 1, BF_E_FLAGS},
+			{OFF_VARIANT_WORD, 4, 0x80000000u, BF_E_FLAGS},
 			{OFF_HASHES, 4, 0, BF_E_HASHES},
 			{OFF_HASHES, 4, 65, BF_E_HASHES},
 			{OFF_BITS, 8, 0, BF_E_BITS},
@@ -1419,12 +1385,12 @@ test_hostile(void)
 		/* every truncation, and trailing bytes */
 		for (len = 0; len < vs[i].len; len++)
 		{
-			b = dup_bytes(vs[i].buf, len, len);
+			b = check_dup(vs[i].buf, len, len);
 			st = bf_open(b, len, &f);
 			wrong_trunc += st != (len < BF_HEADER_SIZE ? BF_E_SHORT : BF_E_TRUNCATED);
 			free(b);
 		}
-		b = dup_bytes(vs[i].buf, vs[i].len, vs[i].len + 8);
+		b = check_dup(vs[i].buf, vs[i].len, vs[i].len + 8);
 		CHECK(bf_open(b, vs[i].len + 8, &f) == BF_E_TRAILING,
 			  "%s: trailing bytes", vs[i].name);
 		free(b);
@@ -1435,7 +1401,7 @@ test_hostile(void)
 			{
 				int			ref;
 
-				b = dup_bytes(vs[i].buf, vs[i].len, vs[i].len);
+				b = check_dup(vs[i].buf, vs[i].len, vs[i].len);
 				b[off] = values[j];
 				ref = ref_valid(b, vs[i].len);
 				st = bf_open(b, vs[i].len, &f);
@@ -1467,7 +1433,7 @@ test_hostile(void)
 		/* each field's own status */
 		for (j = 0; j < sizeof(fields) / sizeof(fields[0]); j++)
 		{
-			b = dup_bytes(vs[i].buf, vs[i].len, vs[i].len);
+			b = check_dup(vs[i].buf, vs[i].len, vs[i].len);
 			if (fields[j].size == 4)
 				check_put_le32(b + fields[j].off, (unsigned long) fields[j].val);
 			else
@@ -1478,7 +1444,7 @@ test_hostile(void)
 				  bf_status_message(st));
 			free(b);
 		}
-		b = dup_bytes(vs[i].buf, vs[i].len, vs[i].len);
+		b = check_dup(vs[i].buf, vs[i].len, vs[i].len);
 		check_put_le64(b + OFF_PAYLOAD, payload + 8);
 		st = bf_open(b, vs[i].len, &f);
 		CHECK(st == BF_E_PAYLOAD, "%s: payload + 8: %s", vs[i].name,
@@ -1505,7 +1471,7 @@ test_hostile(void)
 		{
 			unsigned	shift = (unsigned) (j % 2) * 4;
 
-			b = dup_bytes(vs[i].buf, vs[i].len, vs[i].len);
+			b = check_dup(vs[i].buf, vs[i].len, vs[i].len);
 			b[64 + j / 2] = (unsigned char) ((b[64 + j / 2] & ~(0x0Fu << shift)) |
 											 (0x0Au << shift));
 			st = bf_open(b, vs[i].len, &f);
@@ -1522,35 +1488,12 @@ test_hostile(void)
 	for (it = 0; it < iters; it++)
 	{
 		const victim *v = &vs[it % nv];
-		int			nbytes = 1 + (int) (next_random(&rng) % 4),
-					j;
-		size_t		len = v->len;
-		unsigned char *b;
+		size_t		len;
+		unsigned char *b = check_damage(v->buf, v->len, &rng, &len);
 		bf_filter	f;
 		bf_status	st;
 		int			ref;
 
-		switch (next_random(&rng) % 8)
-		{
-			case 0:
-				len -= (size_t) (next_random(&rng) % 9);
-				break;
-			case 1:
-				len += (size_t) (next_random(&rng) % 9);
-				break;
-			default:
-				break;
-		}
-		b = dup_bytes(v->buf, v->len, len);
-		for (j = 0; j < nbytes; j++)
-		{
-			uint64_t	r = next_random(&rng);
-			size_t		off = (r & 3) ? (size_t) ((r >> 8) % BF_HEADER_SIZE) :
-				(size_t) ((r >> 8) % len);
-
-			if (off < len)
-				b[off] = (unsigned char) (r >> 40);
-		}
 		ref = ref_valid(b, len);
 		st = bf_open(b, len, &f);
 		if ((b[OFF_VARIANT] == BF_CLASSIC || b[OFF_VARIANT] == BF_COUNTING ||

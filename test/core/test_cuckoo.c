@@ -16,12 +16,6 @@
 #include "bf.h"
 #include "check.h"
 
-#define OFF_VARIANT		5
-#define OFF_HASHES		8
-#define OFF_PARAM		12
-#define OFF_BITS		24
-#define OFF_ITEMS		32
-#define OFF_PAYLOAD		56
 
 #define LOAD			0.94
 #define STAGE_HEADER	16
@@ -169,7 +163,7 @@ ref_stages(unsigned char *buf, ref_stage *out)
 {
 	unsigned	f = (unsigned) check_le32(buf + OFF_HASHES);
 	unsigned	s,
-				n = (unsigned) check_le32(buf + OFF_PARAM);
+				n = (unsigned) check_le32(buf + OFF_VARIANT_WORD);
 	unsigned char *rec = buf + 64;
 
 	for (s = 0; s < n && s < 64; s++)
@@ -320,7 +314,7 @@ ref_grow(unsigned char *buf, size_t *len)
 	out = calloc(1, *len + (size_t) size);
 	memcpy(out, buf, *len);
 	check_put_le64(out + *len, 2 * most);
-	check_put_le32(out + OFF_PARAM, n + 1);
+	check_put_le32(out + OFF_VARIANT_WORD, n + 1);
 	check_put_le64(out + OFF_BITS, check_le64(buf + OFF_BITS) + 4 * 2 * most * f);
 	check_put_le64(out + OFF_PAYLOAD, check_le64(buf + OFF_PAYLOAD) + size);
 	*len += (size_t) size;
@@ -366,11 +360,11 @@ test_plan(void)
 			  (p.hashes == 4 || model_rate(p.hashes - 1, LOAD) > widths[i].p),
 			  "p = %g: f = %u is not the narrowest meeting the rate",
 			  widths[i].p, p.hashes);
-		CHECK(p.param == 1 && p.bits == 4 * b0 * p.hashes &&
+		CHECK(p.variant_word == 1 && p.bits == 4 * b0 * p.hashes &&
 			  p.payload_bytes == STAGE_HEADER + (p.bits + 63) / 64 * 8 &&
 			  p.total_bytes == 64 + p.payload_bytes,
 			  "p = %g: shape S %u bits %llu payload %llu (B0 %llu)",
-			  widths[i].p, p.param, (unsigned long long) p.bits,
+			  widths[i].p, p.variant_word, (unsigned long long) p.bits,
 			  (unsigned long long) p.payload_bytes, (unsigned long long) b0);
 		st = bf_optimal_bits(BF_CUCKOO, 100000, widths[i].p, &bits, &k);
 		CHECK(st == BF_OK && bits == p.bits && k == p.hashes,
@@ -401,7 +395,7 @@ test_plan(void)
 
 	/* a bit count: hashes is f, whole buckets of 4f bits */
 	st = bf_plan_bits(BF_CUCKOO, 100, 8, 0, &p);
-	CHECK(st == BF_OK && p.hashes == 8 && p.bits == 128 && p.param == 1 &&
+	CHECK(st == BF_OK && p.hashes == 8 && p.bits == 128 && p.variant_word == 1 &&
 		  p.payload_bytes == 32,
 		  "create_bits(100, 8): %s bits %llu payload %llu",
 		  bf_status_message(st), (unsigned long long) p.bits,
@@ -464,9 +458,9 @@ test_accuracy(void)
 
 		plan_or_die(n, rates[r], 7, &p);
 		build(&p, 0, n, &b);
-		CHECK(check_le32(b.buf + OFF_PARAM) == 1,
+		CHECK(check_le32(b.buf + OFF_VARIANT_WORD) == 1,
 			  "p = %g: grew before holding n (%lu stages)", rates[r],
-			  check_le32(b.buf + OFF_PARAM));
+			  check_le32(b.buf + OFF_VARIANT_WORD));
 		for (i = 0; i < n; i++)
 			missing += !bf_contains(&b.f, check_key(i, 0, b.f.seed));
 		CHECK(missing == 0, "p = %g: %llu false negatives", rates[r],
@@ -580,15 +574,15 @@ test_overfill(void)
 	}
 	CHECK(full_changed == 0, "%llu adds reported full but changed the filter",
 		  (unsigned long long) full_changed);
-	CHECK(grows >= 1 && b.f.param == 1 + grows,
-		  "grew %llu times, %u stages", (unsigned long long) grows, b.f.param);
+	CHECK(grows >= 1 && b.f.variant_word == 1 + grows,
+		  "grew %llu times, %u stages", (unsigned long long) grows, b.f.variant_word);
 	for (i = 0; i < 3 * n; i++)
 		missing += !bf_contains(&b.f, check_key(i, 0, b.f.seed));
 	CHECK(missing == 0, "%llu false negatives after growth",
 		  (unsigned long long) missing);
 	bf_fill(&b.f, &fs, NULL, NULL);
 	meas = measure(&b.f, 4 * n);
-	CHECK(fs.stages == b.f.param && fs.estimated_items == (double) (3 * n) &&
+	CHECK(fs.stages == b.f.variant_word && fs.estimated_items == (double) (3 * n) &&
 		  b.f.items == 3 * n,
 		  "stages %u, estimate %g, items %llu", fs.stages,
 		  fs.estimated_items, (unsigned long long) b.f.items);
@@ -651,7 +645,7 @@ test_full_unchanged(void)
 	CHECK(bf_add(&b.f, check_key(3, 0, 1)) == BF_E_COPIES &&
 		  memcmp(before, b.buf, b.len) == 0 && b.f.items == 8,
 		  "a 9th copy of one element is refused, changing nothing");
-	CHECK(bf_grow_bytes(&b.f) > 0 && b.f.param == 1,
+	CHECK(bf_grow_bytes(&b.f) > 0 && b.f.variant_word == 1,
 		  "the filter could grow, but does not for copies");
 	free(before);
 	free(b.buf);
@@ -698,7 +692,7 @@ test_remove(void)
 	/* remove the odd keys of a full single stage: every even key stays */
 	plan_or_die(n, 0.01, 12, &p);
 	build(&p, 0, n, &b);
-	CHECK(b.f.param == 1, "grew while filling to n");
+	CHECK(b.f.variant_word == 1, "grew while filling to n");
 	for (i = 1; i < n; i += 2)
 		CHECK(bf_remove(&b.f, check_key(i, 0, b.f.seed)) == BF_OK,
 			  "removing added key %llu", (unsigned long long) i);
@@ -749,7 +743,7 @@ test_determinism_roundtrip(void)
 	build(&p, 0, 7000, &b);
 	CHECK(a.len == b.len && memcmp(a.buf, b.buf, a.len) == 0,
 		  "the same adds gave different bytes");
-	CHECK(a.f.param >= 2, "7000 into 2000 did not grow");
+	CHECK(a.f.variant_word >= 2, "7000 into 2000 did not grow");
 	c.len = a.len;
 	c.buf = check_malloc(c.len);
 	memcpy(c.buf, a.buf, a.len);
@@ -792,9 +786,9 @@ test_grow(void)
 	CHECK(memcmp(g + 64, a.buf + 64, a.len - 64) == 0 &&
 		  check_le64(g + a.len) == 54 && check_le64(g + a.len + 8) == 0,
 		  "old stages kept, new stage of 54 buckets");
-	CHECK(gf.param == 2 && gf.bits == a.f.bits + 4 * 54 * 10 &&
+	CHECK(gf.variant_word == 2 && gf.bits == a.f.bits + 4 * 54 * 10 &&
 		  gf.items == 50 && gf.hashes == 10,
-		  "grown header: S %u bits %llu items %llu", gf.param,
+		  "grown header: S %u bits %llu items %llu", gf.variant_word,
 		  (unsigned long long) gf.bits, (unsigned long long) gf.items);
 	free(g);
 	free(a.buf);
@@ -871,11 +865,11 @@ test_union(void)
 	CHECK(st == BF_OK, "union_into: %s", bf_status_message(st));
 	CHECK(memcmp(before, a.buf, a.len) == 0, "union_into changed dst");
 	st = bf_open(out, (size_t) need, &u);
-	CHECK(st == BF_OK && u.param == 2 &&
+	CHECK(st == BF_OK && u.variant_word == 2 &&
 		  u.items == 9000 + check_le64(out + a.len + 8) &&
 		  u.bits == a.f.bits + b.f.bits && missing_in(&u, 0, 18000) == 0,
 		  "chained union: %s, S %u, items %llu", bf_status_message(st),
-		  u.param, (unsigned long long) u.items);
+		  u.variant_word, (unsigned long long) u.items);
 	/*
 	 * dst's stages, then src's without the fingerprints dst holds in the
 	 * same buckets (a few: the rate of fingerprint collisions)
@@ -927,10 +921,10 @@ test_union(void)
 	{
 		uint64_t	i = 0;
 
-		while (d.f.param < 2)
+		while (d.f.variant_word < 2)
 			add_grow(&d, check_key(100 + i++, 0, 8));
-		CHECK(c.f.param == 1 && d.f.param == 2 && d.f.bits == c.f.bits,
-			  "setup: S %u and %u, bits %llu vs %llu", c.f.param, d.f.param,
+		CHECK(c.f.variant_word == 1 && d.f.variant_word == 2 && d.f.bits == c.f.bits,
+			  "setup: S %u and %u, bits %llu vs %llu", c.f.variant_word, d.f.variant_word,
 			  (unsigned long long) d.f.bits, (unsigned long long) c.f.bits);
 		need = bf_union_bytes(&c.f, &d.f, NULL, NULL);
 		CHECK(need == c.len + d.len - 64, "union of other stage lists needs %llu",
@@ -938,10 +932,10 @@ test_union(void)
 		out = check_malloc((size_t) need);
 		st = bf_union_into(&c.f, &d.f, out, NULL, NULL);
 		CHECK(st == BF_OK && bf_open(out, (size_t) need, &u) == BF_OK &&
-			  u.param == 3 && missing_in(&u, 0, 6) == 0 &&
+			  u.variant_word == 3 && missing_in(&u, 0, 6) == 0 &&
 			  missing_in(&u, 100, 100 + i) == 0,
 			  "union of other stage lists: %s, S %u", bf_status_message(st),
-			  u.param);
+			  u.variant_word);
 		free(out);
 	}
 	free(c.buf);
@@ -1013,7 +1007,7 @@ test_hostile(void)
 	check_group("hostile headers, stage tables and truncations");
 	plan_or_die(40, 0.01, 21, &p);
 	build(&p, 0, 200, &a);		/* three stages */
-	CHECK(a.f.param >= 3, "setup: %u stages", a.f.param);
+	CHECK(a.f.variant_word >= 3, "setup: %u stages", a.f.variant_word);
 	len = a.len;
 	m = check_malloc(len + 64);
 
@@ -1091,13 +1085,13 @@ test_hostile(void)
 		}
 		/* the header's stage count, off by one either way */
 		memcpy(m, a.buf, len);
-		check_put_le32(m + OFF_PARAM, a.f.param + 1);
+		check_put_le32(m + OFF_VARIANT_WORD, a.f.variant_word + 1);
 		CHECK(bf_open(m, len, &a.f) != BF_OK, "one stage too many");
 		memcpy(m, a.buf, len);
-		check_put_le32(m + OFF_PARAM, a.f.param - 1);
+		check_put_le32(m + OFF_VARIANT_WORD, a.f.variant_word - 1);
 		CHECK(bf_open(m, len, &a.f) != BF_OK, "one stage too few");
 		memcpy(m, a.buf, len);
-		check_put_le32(m + OFF_PARAM, 0);
+		check_put_le32(m + OFF_VARIANT_WORD, 0);
 		CHECK(bf_open(m, len, &a.f) == BF_E_FLAGS, "zero stages");
 		memcpy(m, a.buf, len);
 		check_put_le32(m + OFF_HASHES, 3);
@@ -1118,7 +1112,7 @@ test_hostile(void)
 		unsigned char *rec = m + 64;
 		uint32_t	s;
 
-		for (s = 0; s < a.f.param; s++)
+		for (s = 0; s < a.f.variant_word; s++)
 		{
 			uint64_t	b = check_le64(rec),
 						bytes = (4 * b * a.f.hashes + 63) / 64 * 8,
@@ -1164,7 +1158,7 @@ test_remove_across_stages(void)
 		  "%llu of %llu kept elements lost", (unsigned long long) missing,
 		  (unsigned long long) (3 * n / 2));
 	printf("     %u stages: removing %llu added elements lost %llu of the %llu others (%.4f)\n",
-		   b.f.param, (unsigned long long) (3 * n / 2), (unsigned long long) missing,
+		   b.f.variant_word, (unsigned long long) (3 * n / 2), (unsigned long long) missing,
 		   (unsigned long long) (3 * n / 2), missing / (1.5 * n));
 	free(b.buf);
 	check_group_end();
@@ -1232,9 +1226,9 @@ test_sets(void)
 		add_new_grow(&a, x);
 	CHECK(bf_add(&b.f, x) == BF_OK, "one add");
 	CHECK(a.len == b.len && memcmp(a.buf, b.buf, a.len) == 0 &&
-		  a.f.items == 1 && a.f.param == 1,
+		  a.f.items == 1 && a.f.variant_word == 1,
 		  "150 set adds of one value: %zu bytes, %u stages, %llu items",
-		  a.len, a.f.param, (unsigned long long) a.f.items);
+		  a.len, a.f.variant_word, (unsigned long long) a.f.items);
 	free(a.buf);
 	free(b.buf);
 
@@ -1260,10 +1254,10 @@ test_sets(void)
 	for (i = 0; i < 100000; i += 10)
 		missing += !bf_contains(&a.f, check_key(i, 0, 5));
 	CHECK(missing == 0 && bf_contains(&a.f, check_key(7, 0, 5)) &&
-		  a.f.param == 1 && a.len == p.total_bytes &&
+		  a.f.variant_word == 1 && a.len == p.total_bytes &&
 		  a.f.items <= 10001 && a.f.items > 10001 - 10001 * 0.01,
 		  "heavy hitter: %llu missing, %u stages, %llu items",
-		  (unsigned long long) missing, a.f.param,
+		  (unsigned long long) missing, a.f.variant_word,
 		  (unsigned long long) a.f.items);
 
 	/* distinct elements: bf_add_new finds none of them missing either */
@@ -1273,9 +1267,9 @@ test_sets(void)
 	missing = 0;
 	for (i = 0; i < 60000; i++)
 		missing += !bf_contains(&b.f, check_key(i, 1, 5));
-	CHECK(missing == 0 && b.f.param > 1,
+	CHECK(missing == 0 && b.f.variant_word > 1,
 		  "60000 distinct set adds into a filter for 20000: %llu missing, %u stages",
-		  (unsigned long long) missing, b.f.param);
+		  (unsigned long long) missing, b.f.variant_word);
 	free(b.buf);
 
 	/*
@@ -1317,7 +1311,7 @@ test_sets(void)
 	}
 	CHECK(b.len == a.len && memcmp(a.buf, b.buf, a.len) == 0,
 		  "300 unions with copies of itself: %zu bytes (was %zu), %u stages",
-		  b.len, a.len, b.f.param);
+		  b.len, a.len, b.f.variant_word);
 	free(b.buf);
 	free(a.buf);
 
@@ -1356,9 +1350,9 @@ test_sets(void)
 	build_empty(&p, &a);
 	for (k = 0; k < 5; k++)
 		add_grow(&a, x);
-	for (i = 0; a.f.param < 3 && i < 100000; i++)
+	for (i = 0; a.f.variant_word < 3 && i < 100000; i++)
 		add_grow(&a, check_key(i, 2, 3));
-	CHECK(a.f.param == 3, "grew to %u stages", a.f.param);
+	CHECK(a.f.variant_word == 3, "grew to %u stages", a.f.variant_word);
 	for (k = 5; k < 8; k++)
 		add_grow(&a, x);
 	st = bf_add(&a.f, x);
@@ -1372,7 +1366,7 @@ test_sets(void)
 	for (k = 0; k < 4; k++)
 		CHECK(bf_add(&a.f, x) == BF_OK, "copy %d in one bucket", k);
 	st = bf_add(&a.f, x);
-	CHECK(st == BF_E_COPIES && a.f.param == 1,
+	CHECK(st == BF_E_COPIES && a.f.variant_word == 1,
 		  "a 5th copy in a one-bucket filter: %s", bf_status_message(st));
 	free(a.buf);
 	check_group_end();

@@ -238,9 +238,9 @@ test_plan(void)
 
 		bf_blocked_size(1000, level_rate(p, 0), &bits, &k);
 		chain_new(&c, 1000, p, 7);
-		CHECK(c.f.param == 1 && c.f.bits == bits && c.f.hashes == k,
+		CHECK(c.f.variant_word == 1 && c.f.bits == bits && c.f.hashes == k,
 			  "p=%g: %u stages, %llu bits, k %u; want 1, %llu, %u", p,
-			  c.f.param, (unsigned long long) c.f.bits, c.f.hashes,
+			  c.f.variant_word, (unsigned long long) c.f.bits, c.f.hashes,
 			  (unsigned long long) bits, k);
 		CHECK(c.f.payload_bytes == STAGE_HEADER + bits / 8,
 			  "p=%g: payload %llu", p, (unsigned long long) c.f.payload_bytes);
@@ -358,7 +358,7 @@ test_growth(void)
 
 		/* one full stage answers at p0 */
 		chain_fill(&c, 0, 1000);
-		CHECK(c.f.param == 1, "p=%g: %u stages after n0 items", p, c.f.param);
+		CHECK(c.f.variant_word == 1, "p=%g: %u stages after n0 items", p, c.f.variant_word);
 		measured = measure(&c.f, probes);
 		bf_fill(&c.f, &fill, NULL, NULL);
 		sigma = sqrt(fill.fpr / (double) probes);
@@ -377,7 +377,7 @@ test_growth(void)
 		chain_fill(&c, 1000, n);
 		CHECK(!c.grow_failed, "p=%g: growth failed", p);
 		s = read_stages(c.buf, r, 64);
-		CHECK(s == 7 && c.f.param == 7, "p=%g: %u stages, want 7", p, s);
+		CHECK(s == 7 && c.f.variant_word == 7, "p=%g: %u stages, want 7", p, s);
 		for (i = 0; i < s && i < 64; i++)
 		{
 			uint64_t	pb;
@@ -472,15 +472,15 @@ test_duplicates(void)
 	check_group("duplicates count as items but neither set bits nor grow");
 	chain_new(&c, 1000, 0.01, 3);
 	chain_fill(&c, 0, 3000);	/* exactly fills stages 0 and 1 */
-	stages = c.f.param;
+	stages = c.f.variant_word;
 	len = c.len;
 	before = check_malloc(len);
 	memcpy(before, c.buf, len);
 	for (i = 0; i < 5; i++)
 		chain_fill(&c, 0, 3000);
-	CHECK(c.f.param == stages && c.len == len,
+	CHECK(c.f.variant_word == stages && c.len == len,
 		  "%u stages and %lu bytes after repeats, were %u and %lu",
-		  c.f.param, (unsigned long) c.len, stages, (unsigned long) len);
+		  c.f.variant_word, (unsigned long) c.len, stages, (unsigned long) len);
 	CHECK(c.len == len && memcmp(before + 64, c.buf + 64, len - 64) == 0,
 		  "repeated elements changed the payload");
 	CHECK(c.f.items == 18000, "items %llu, want 18000",
@@ -532,9 +532,9 @@ test_full(void)
 			  r[1].capacity == 200 &&
 			  popcount_bytes(r[1].blocks, r[1].bits / 8) == 0,
 			  "the new stage is not an empty level-1 stage for 200 items");
-		CHECK(f.param == 2 && f.bits == c.f.bits + r[1].bits &&
+		CHECK(f.variant_word == 2 && f.bits == c.f.bits + r[1].bits &&
 			  f.payload_bytes == c.f.payload_bytes + 64 + r[1].bits / 8,
-			  "grown header: %u stages, %llu bits", f.param,
+			  "grown header: %u stages, %llu bits", f.variant_word,
 			  (unsigned long long) f.bits);
 		if (st == BF_OK)
 		{
@@ -575,8 +575,8 @@ test_union(void)
 	chain_new(&b, 1000, 0.01, 9);
 	chain_fill(&a, 0, 50000);
 	chain_fill(&b, 50000, 100000);
-	CHECK(a.f.param == 6 && b.f.param == 6, "halves have %u and %u stages",
-		  a.f.param, b.f.param);
+	CHECK(a.f.variant_word == 6 && b.f.variant_word == 6, "halves have %u and %u stages",
+		  a.f.variant_word, b.f.variant_word);
 	CHECK(bf_union_bytes(&a.f, &b.f, NULL, NULL) == a.len + b.f.payload_bytes,
 		  "union bytes %llu, want both payloads",
 		  (unsigned long long) bf_union_bytes(&a.f, &b.f, NULL, NULL));
@@ -639,8 +639,8 @@ test_union(void)
 	chain_fill(&x, 1000, 1400);
 	chain_fill(&b, 600, 1000);	/* b: one stage, 700 held */
 	st = chain_union(&b, &x.f);
-	CHECK(st == BF_OK && b.f.param == 2, "700 | 400: %s, %u stages",
-		  bf_status_message(st), b.f.param);
+	CHECK(st == BF_OK && b.f.variant_word == 2, "700 | 400: %s, %u stages",
+		  bf_status_message(st), b.f.variant_word);
 	free(x.buf);
 	chain_new(&x, 1000, 0.01, 9);
 	chain_fill(&x, 2000, 2500);
@@ -686,9 +686,9 @@ test_union(void)
 			chain_new(&full, 10, 0.01, 9);
 			chain_fill(&full, 1000 + 10 * (uint64_t) unions, 1010 + 10 * (uint64_t) unions);
 		}
-		CHECK(st == BF_E_TOO_LARGE && acc.f.param == 64 && unions == 63,
+		CHECK(st == BF_E_TOO_LARGE && acc.f.variant_word == 64 && unions == 63,
 			  "stage limit: %s after %d unions, %u stages",
-			  bf_status_message(st), unions, acc.f.param);
+			  bf_status_message(st), unions, acc.f.variant_word);
 		CHECK(bf_grow_bytes(&acc.f) == 0, "a 64-stage chain offers to grow");
 		CHECK(bf_open(acc.buf, acc.len, &acc.f) == BF_OK,
 			  "the 64-stage chain does not reopen");
@@ -973,7 +973,7 @@ test_limits(void)
 		memset(&f, 0, sizeof(f));
 		f.variant = BF_SCALABLE;
 		f.payload = head;
-		f.param = 1;
+		f.variant_word = 1;
 		f.hashes = 10;
 		f.bits = UINT64_C(1) << 32;
 		f.expected_items = cases[i].n0;

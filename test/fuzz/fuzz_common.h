@@ -156,15 +156,15 @@ fz_same_view(const bf_filter *a, const bf_filter *b, const char *after)
 {
 	FZ_ASSERT(a->base == b->base && a->payload == b->payload &&
 			  a->variant == b->variant && a->hashes == b->hashes &&
-			  a->param == b->param && a->seed == b->seed &&
+			  a->variant_word == b->variant_word && a->seed == b->seed &&
 			  a->bits == b->bits && a->blocks == b->blocks &&
 			  a->items == b->items &&
 			  a->expected_items == b->expected_items &&
 			  memcmp(&a->target_fpr, &b->target_fpr, sizeof(double)) == 0 &&
 			  a->payload_bytes == b->payload_bytes,
 			  "after %s the view disagrees with the header it describes "
-			  "(param %u/%u, bits %llu/%llu, items %llu/%llu, payload %llu/%llu)",
-			  after, a->param, b->param,
+			  "(variant_word %u/%u, bits %llu/%llu, items %llu/%llu, payload %llu/%llu)",
+			  after, a->variant_word, b->variant_word,
 			  (unsigned long long) a->bits, (unsigned long long) b->bits,
 			  (unsigned long long) a->items, (unsigned long long) b->items,
 			  (unsigned long long) a->payload_bytes,
@@ -203,8 +203,8 @@ fz_check_fill(const bf_filter *f, size_t len)
 	FZ_ASSERT(st.saturated <= st.bits_set, "saturated %llu > bits_set %llu",
 			  (unsigned long long) st.saturated, (unsigned long long) st.bits_set);
 	FZ_ASSERT(st.stages ==
-			  (f->variant == BF_SCALABLE || f->variant == BF_CUCKOO ? f->param : 1),
-			  "stages %u for a filter of %u", st.stages, f->param);
+			  (f->variant == BF_SCALABLE || f->variant == BF_CUCKOO ? f->variant_word : 1),
+			  "stages %u for a filter of %u", st.stages, f->variant_word);
 	FZ_ASSERT(st.bits_set != 0 || st.estimated_items == 0.0,
 			  "an empty filter estimates %g items", st.estimated_items);
 }

@@ -74,7 +74,8 @@ read_all(const uint8_t *data, size_t size, bf_filter *f)
 				need;
 	bf_filter	again;
 
-	FZ_ASSERT(bf_variant_available(f->variant), "opened an unknown variant %d", f->variant);
+	FZ_ASSERT(f->variant >= BF_VARIANT_MIN && f->variant <= BF_VARIANT_MAX,
+			  "opened an unknown variant %d", f->variant);
 	FZ_ASSERT(strcmp(bf_variant_name(f->variant), "unknown") != 0, "variant has no name");
 	probe_hashes(data, size, f->seed, h, &n);
 	for (i = 0; i < n; i++)
@@ -104,7 +105,7 @@ read_all(const uint8_t *data, size_t size, bf_filter *f)
 	}
 
 	/* one-array variants: the size is a function of (variant, bits, k) */
-	if (f->variant != BF_SCALABLE && (f->variant != BF_CUCKOO || f->param == 1))
+	if (f->variant != BF_SCALABLE && (f->variant != BF_CUCKOO || f->variant_word == 1))
 	{
 		uint64_t	sz = bf_size_bytes(f->variant, f->bits, f->hashes);
 

@@ -147,7 +147,7 @@ check_known(const slot *s, const char *after)
 				  "false negative after %s: element %d of %d (hash %016llx %016llx, "
 				  "added %u times) of a variant %d filter of %u stage(s)",
 				  after, i, s->nk, (unsigned long long) s->kh[i].lo,
-				  (unsigned long long) s->kh[i].hi, s->kc[i], s->f.variant, s->f.param);
+				  (unsigned long long) s->kh[i].hi, s->kc[i], s->f.variant, s->f.variant_word);
 }
 
 /* The bytes are still a valid filter, and the view still describes them */
@@ -228,7 +228,7 @@ grow(slot *s)
 			  (unsigned long long) need, s->len);
 	FZ_ASSERT(need == 0 || growing(s->f.variant), "variant %d wants to grow", s->f.variant);
 	if (need == 0 || need > OPS_MAX_ALLOC ||
-		(s->f.variant == BF_CUCKOO && s->f.param >= MAX_CUCKOO_STAGES))
+		(s->f.variant == BF_CUCKOO && s->f.variant_word >= MAX_CUCKOO_STAGES))
 		return false;
 	snap = snapshot(s);
 	a = alloc_patterned(need, 0x00);
@@ -286,7 +286,7 @@ add_elem(slot *s, bf_hash h)
 static bool
 remove_is_safe(const bf_filter *f)
 {
-	return f->variant == BF_COUNTING || (f->variant == BF_CUCKOO && f->param == 1);
+	return f->variant == BF_COUNTING || (f->variant == BF_CUCKOO && f->variant_word == 1);
 }
 
 static void
@@ -429,7 +429,7 @@ do_union(slot *t, slot *o, bool self)
 				   *b;
 
 		if (need > OPS_MAX_ALLOC ||
-			(t->f.variant == BF_CUCKOO && t->f.param + src->param > MAX_CUCKOO_STAGES))
+			(t->f.variant == BF_CUCKOO && t->f.variant_word + src->variant_word > MAX_CUCKOO_STAGES))
 		{
 			drop_snapshot(snap_t);
 			drop_snapshot(snap_o);
@@ -491,10 +491,10 @@ do_intersect(slot *t, slot *o, bool self)
 		return;
 	}
 	if (t->f.variant == BF_CUCKOO ||
-		(t->f.variant == BF_SCALABLE && (t->f.param != 1 || src->param != 1)))
+		(t->f.variant == BF_SCALABLE && (t->f.variant_word != 1 || src->variant_word != 1)))
 	{
 		FZ_ASSERT(st == BF_E_UNSUPPORTED, "bf_intersect on variant %d, %u and %u stages: %s",
-				  t->f.variant, t->f.param, src->param, bf_status_message(st));
+				  t->f.variant, t->f.variant_word, src->variant_word, bf_status_message(st));
 		check_unchanged(t, snap, "bf_intersect (unsupported)");
 		return;
 	}
@@ -557,7 +557,7 @@ reset_slot(slot *s)
 
 	if (s->f.variant == BF_SCALABLE)
 		st = bf_plan(BF_SCALABLE, s->f.expected_items, s->f.target_fpr, s->f.seed, &params);
-	else if (s->f.variant != BF_CUCKOO || s->f.param == 1)
+	else if (s->f.variant != BF_CUCKOO || s->f.variant_word == 1)
 		st = bf_plan_bits(s->f.variant, s->f.bits, s->f.hashes, s->f.seed, &params);
 	else
 		return;

@@ -123,7 +123,7 @@ build(const bf_params *p, const char *how)
 	FZ_ASSERT(st == BF_OK, "bf_open of a fresh filter (%s, variant %d, %llu bits, k %u): %s",
 			  how, p->variant, (unsigned long long) p->bits, p->hashes,
 			  bf_status_message(st));
-	FZ_ASSERT(f.variant == p->variant && f.hashes == p->hashes && f.param == p->param &&
+	FZ_ASSERT(f.variant == p->variant && f.hashes == p->hashes && f.variant_word == p->variant_word &&
 			  f.seed == p->seed && f.bits == p->bits && f.items == 0 &&
 			  f.expected_items == p->expected_items &&
 			  f.payload_bytes == p->payload_bytes &&
