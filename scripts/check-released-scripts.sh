@@ -9,7 +9,7 @@
 # script not listed is a version in the making (listed when it is released).  The version
 # bloomfilter.control installs by default must be released.
 #
-# Run by test/sql/upgrade.sh (so by make test).  Exits non-zero on failure.
+# Run by test/cluster/upgrade.sh (so by make test).  Exits non-zero on failure.
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$BF_ROOT"

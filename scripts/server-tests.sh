@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # scripts/server-tests.sh - the tests that need a running server, in the order:
 #   1. pg_regress: make installcheck (sql/*.sql against expected/*.out)
-#   2. every test/sql/*.sh, in name order, each with a database of its own
+#   2. every test/cluster/*.sh, in name order, each with a database of its own
 #
 # Run by scripts/test.sh inside pg_virtualenv, which starts a throwaway cluster with the
 # extension installed and sets PGHOST, PGPORT, PGUSER (a superuser), PGPASSWORD, PGDATABASE,
 # PG_CONFIG and PGVERSION.  To run it against some other server, set those yourself:
 #     bash scripts/server-tests.sh
 #
-# Each test/sql/*.sh runs with bash from the repository root, and in addition gets
+# Each test/cluster/*.sh runs with bash from the repository root, and in addition gets
 #   PGDATABASE  a fresh, empty database named extra_<script name> (CREATE EXTENSION is yours)
 #   BF_ROOT     the repository root
 #   BF_TMPDIR   a scratch directory that the server can write to as well (e.g. COPY ... TO)
@@ -62,9 +62,9 @@ else
 	fi
 fi
 
-# 2. test/sql/*.sh -------------------------------------------------------------------------
-scripts=(test/sql/*.sh)
-[ ${#scripts[@]} -eq 0 ] || bf_say "extra server tests: ${#scripts[@]} scripts in test/sql/"
+# 2. test/cluster/*.sh -------------------------------------------------------------------------
+scripts=(test/cluster/*.sh)
+[ ${#scripts[@]} -eq 0 ] || bf_say "extra server tests: ${#scripts[@]} scripts in test/cluster/"
 for script in "${scripts[@]}"; do
 	name=$(basename "${script%.sh}")
 	db=extra_$(printf '%s' "$name" | tr -c 'A-Za-z0-9_' '_' | cut -c1-50)
