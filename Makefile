@@ -6,7 +6,7 @@
 #   make installcheck  pg_regress against a running server (PG* environment variables)
 #   make check-core  core unit tests (test/core/*.c), plain and under ASan+UBSan
 #   make test        deps, build, check-core, a short fuzz pass, install, then pg_regress and
-#                    test/sql/*.sh inside one throwaway cluster (pg_virtualenv); what .ci/run calls
+#                    test/cluster/*.sh inside one throwaway cluster (pg_virtualenv); what .ci/run calls
 #   make demo        deps, build, install, then scripts/demo.sql in a throwaway cluster
 #   make bench       deps, build, install, then the benchmarks with their targets (SQL ratios in a
 #                    throwaway cluster, core micro-benchmarks); report in build/bench-report.txt
@@ -26,8 +26,9 @@ PGFILEDESC = "bloomfilter - Bloom filters as a SQL type"
 EXTENSION = bloomfilter
 DATA = $(sort $(wildcard bloomfilter--*.sql))
 
-# Every sql/*.sql is a pg_regress test, run in name order (prefix numbers to force an order).
-REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
+# Every sql/*.sql is a pg_regress test: setup (the extension and the shared helpers) first,
+# then the others in name order.
+REGRESS = setup $(filter-out setup,$(sort $(basename $(notdir $(wildcard sql/*.sql)))))
 
 PG_CPPFLAGS += -I$(srcdir)/src/core
 SHLIB_LINK += -lxxhash -lm

@@ -11,7 +11,7 @@
 # exactly what the template bloomfilter.sql.in gives (scripts/gen-install-script.awk; make
 # install-script writes it).
 #
-# Run by test/sql/upgrade.sh (so by make test).  Exits non-zero on failure.
+# Run by test/cluster/upgrade.sh (so by make test).  Exits non-zero on failure.
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$BF_ROOT"

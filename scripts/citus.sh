@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # scripts/citus.sh - build Citus from its release tarball and install it into the PostgreSQL
-# $PG_MAJOR that the tests use, for test/sql/citus.sh.
+# $PG_MAJOR that the tests use, for test/cluster/citus.sh.
 #
 #     bash scripts/citus.sh          build if need be, then install if need be
 #     bash scripts/citus.sh build    build only
 #
 # Citus is not packaged for Debian.  The tarball is $CITUS_TARBALL, by default
 # ../shared/vendor/citus-13.2.2.tar.gz beside the repository (where CI keeps it).  Without it
-# this script says so and exits 3 ("skipped"); test/sql/citus.sh then passes as skipped.
+# this script says so and exits 3 ("skipped"); test/cluster/citus.sh then passes as skipped.
 #
 # The build is cached: the tarball is unpacked into build/citus-$CITUS_VERSION/src, patched,
 # configured and built once (make -j2, no JIT bitcode); build/citus-$CITUS_VERSION/stamp records

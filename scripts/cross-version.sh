@@ -4,7 +4,7 @@
 #     bash scripts/cross-version.sh            dump on 15 (this machine), restore in the roots
 #     bash scripts/cross-version.sh restore    (inside a root: the restoring half)
 #
-# test/sql/dump_restore.sh builds its database of filters of every variant and element type
+# test/cluster/dump_restore.sh builds its database of filters of every variant and element type
 # (TOASTed, compressed and inline ones too) in a throwaway PostgreSQL 15 cluster and writes its
 # pg_dump -Fc and the length and md5 of every filter's bytes and text form; in the Debian root
 # of each later version (scripts/roots.sh) the same script restores that dump and requires the
@@ -24,7 +24,7 @@ run_dump_restore() { # export|import directory
 	bf_virtualenv bash -c '
 		createdb bf_cross
 		if [ "$1" = export ]; then export BF_CROSS_EXPORT=$2; else export BF_CROSS_IMPORT=$2; fi
-		PGDATABASE=bf_cross BF_TMPDIR=$(mktemp -d) bash test/sql/dump_restore.sh' bf-cross "$mode" "$dir"
+		PGDATABASE=bf_cross BF_TMPDIR=$(mktemp -d) bash test/cluster/dump_restore.sh' bf-cross "$mode" "$dir"
 }
 
 if [ "${1:-}" = restore ]; then

@@ -43,13 +43,13 @@ check() {
 	# the independent STORAGE.md reader (test/reader) hashes with Debian's Python xxhash
 	[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import xxhash' 2>/dev/null ||
 		need python3-xxhash "Python xxhash module for /usr/bin/python3"
-	# the differential oracle of the custom scans (test/sql/oracle.sh) drives the server with psycopg2
+	# the differential oracle of the custom scans (test/cluster/oracle.sh) drives the server with psycopg2
 	[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import psycopg2' 2>/dev/null ||
 		need python3-psycopg2 "Python psycopg2 module for /usr/bin/python3"
-	# test/sql: pg_dump, pg_restore and pgbench (dump_restore.sh, concurrency.sh) and sqlsmith
+	# test/cluster: pg_dump, pg_restore and pgbench (dump_restore.sh, concurrency.sh) and sqlsmith
 	[ -x "$pgbin/pg_dump" ] && [ -x "$pgbin/pg_restore" ] && [ -x "$pgbin/pgbench" ] ||
 		need "postgresql-client-$PG_MAJOR" "PostgreSQL $PG_MAJOR client tools pg_dump, pg_restore, pgbench"
-	command -v sqlsmith >/dev/null || need sqlsmith "SQL fuzzer sqlsmith (test/sql/sqlsmith.sh)"
+	command -v sqlsmith >/dev/null || need sqlsmith "SQL fuzzer sqlsmith (test/cluster/sqlsmith.sh)"
 	# the libFuzzer targets of the core (make fuzz, and a short pass in make test)
 	command -v clang >/dev/null || need clang "C compiler clang (libFuzzer builds)"
 	# the runtime of the installed clang (14 on Debian 12, 19 on 13, newer on unstable), or of
@@ -58,7 +58,7 @@ check() {
 	rt=$(clang -print-resource-dir 2>/dev/null) || rt=/nonexistent
 	compgen -G "$rt/lib/*/libclang_rt.fuzzer*.a" >/dev/null ||
 		need "$(clang_rt_package)" "libFuzzer runtime of clang (libclang_rt.fuzzer)"
-	# Citus, built from its release tarball by scripts/citus.sh for test/sql/citus.sh: it links
+	# Citus, built from its release tarball by scripts/citus.sh for test/cluster/citus.sh: it links
 	# zstd, lz4 and curl, and PostgreSQL's libpq/libpq-be.h includes <gssapi/gssapi.h>
 	[ -e /usr/include/lz4.h ] || need liblz4-dev "lz4 headers /usr/include/lz4.h (Citus build)"
 	[ -e /usr/include/zstd.h ] || need libzstd-dev "zstd headers /usr/include/zstd.h (Citus build)"

@@ -8,9 +8,9 @@
 #                                  15 s of fuzzing per target (FUZZ_TEST_SECONDS)
 #   4. make install                into the system PostgreSQL (needs root)
 #      scripts/citus.sh            build (once, cached under build/) and install Citus for
-#                                  test/sql/citus.sh, when its tarball is there
+#                                  test/cluster/citus.sh, when its tarball is there
 #   5. scripts/server-tests.sh     inside one throwaway cluster (pg_virtualenv): pg_regress
-#                                  (make installcheck), then every test/sql/*.sh
+#                                  (make installcheck), then every test/cluster/*.sh
 #
 # Ends with the line "N passed, M failed" and exits non-zero if anything failed.
 
@@ -96,7 +96,7 @@ bash scripts/fuzz.sh check || count_stage_failure fuzz harness
 
 bf_install
 
-# Citus for test/sql/citus.sh, built here (once; cached under build/) rather than inside the
+# Citus for test/cluster/citus.sh, built here (once; cached under build/) rather than inside the
 # test's time limit; exit status 3: no Citus tarball, and the test will say it was skipped
 rc=0
 bash scripts/citus.sh || rc=$?

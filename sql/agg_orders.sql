@@ -8,10 +8,6 @@
 -- each of them all the same.
 -- Needs max_worker_processes and max_parallel_workers >= 2 on the server.
 --
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
 CREATE TABLE ord_src AS
 SELECT i, md5(i::text) AS x FROM generate_series(1, 60000) i;
 ALTER TABLE ord_src SET (parallel_workers = 2);

@@ -4,11 +4,6 @@
 -- the scan on and off and must give the same bytes; the plans show where it
 -- is used and where the Agg stays.
 --
--- quietly: an earlier test may have created it already
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
 CREATE TABLE scan_items (
 	id int,
 	g int,

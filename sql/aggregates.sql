@@ -9,22 +9,6 @@
 -- handle NULLs, no rows and one row, and per-day filters unioned over a window
 -- of days equal the filter built from that window's rows.
 --
--- quietly: an earlier test may have created it already
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
--- SQLSTATE of a statement that is expected to fail ('no error' otherwise)
-CREATE FUNCTION agg_sqlstate(stmt text) RETURNS text
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE stmt;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE;
-END
-$$;
-
 -- batches a hash aggregation used: more than one when it spilled to disk
 CREATE FUNCTION agg_hash_batches(query text) RETURNS integer
 LANGUAGE plpgsql AS $$
@@ -190,18 +174,18 @@ WHERE p.proname = 'bloomfilter_agg'
 --
 -- ERROR:  expected_items of bloomfilter_agg must not be null
 SELECT bloomfilter_agg(i, NULL, 0.01) FROM agg_src;
-SELECT agg_sqlstate('SELECT bloomfilter_agg(i, NULL, 0.01) FROM agg_src') AS null_items,
-	agg_sqlstate('SELECT bloomfilter_agg(i, 2000, NULL) FROM agg_src') AS null_rate,
-	agg_sqlstate('SELECT bloomfilter_agg(i::text, 2000, 0.01, NULL) FROM agg_src') AS null_variant,
-	agg_sqlstate('SELECT bloomfilter_agg(i, 0, 0.01) FROM agg_src') AS zero_items,
-	agg_sqlstate('SELECT bloomfilter_agg(i, 2000, 1.5) FROM agg_src') AS bad_rate,
-	agg_sqlstate('SELECT bloomfilter_agg(i, 2000, 0.01, ''nosuch'') FROM agg_src') AS bad_variant;
+SELECT sqlstate_of('SELECT bloomfilter_agg(i, NULL, 0.01) FROM agg_src') AS null_items,
+	sqlstate_of('SELECT bloomfilter_agg(i, 2000, NULL) FROM agg_src') AS null_rate,
+	sqlstate_of('SELECT bloomfilter_agg(i::text, 2000, 0.01, NULL) FROM agg_src') AS null_variant,
+	sqlstate_of('SELECT bloomfilter_agg(i, 0, 0.01) FROM agg_src') AS zero_items,
+	sqlstate_of('SELECT bloomfilter_agg(i, 2000, 1.5) FROM agg_src') AS bad_rate,
+	sqlstate_of('SELECT bloomfilter_agg(i, 2000, 0.01, ''nosuch'') FROM agg_src') AS bad_variant;
 -- ERROR:  bloomfilter_agg_trans called in non-aggregate context
 SELECT bloomfilter_agg_trans(NULL, 'a'::text, 100, 0.01);
-SELECT agg_sqlstate('SELECT bloomfilter_agg_trans(NULL, 1, 100, 0.01)') AS agg_trans,
-	agg_sqlstate('SELECT bloomfilter_agg_trans(bloomfilter_create(100), 1, 100, 0.01, ''classic'')') AS agg_trans_variant,
-	agg_sqlstate('SELECT bloomfilter_union_trans(bloomfilter_create(100), bloomfilter_create(100))') AS union_trans,
-	agg_sqlstate('SELECT bloomfilter_intersect_trans(NULL, bloomfilter_create(100))') AS intersect_trans;
+SELECT sqlstate_of('SELECT bloomfilter_agg_trans(NULL, 1, 100, 0.01)') AS agg_trans,
+	sqlstate_of('SELECT bloomfilter_agg_trans(bloomfilter_create(100), 1, 100, 0.01, ''classic'')') AS agg_trans_variant,
+	sqlstate_of('SELECT bloomfilter_union_trans(bloomfilter_create(100), bloomfilter_create(100))') AS union_trans,
+	sqlstate_of('SELECT bloomfilter_intersect_trans(NULL, bloomfilter_create(100))') AS intersect_trans;
 
 --
 -- bloomfilter_union_agg and bloomfilter_intersect_agg
@@ -245,8 +229,8 @@ FROM agg_parts;
 -- incompatible filters
 -- ERROR:  cannot combine bloomfilters of different parameters
 SELECT bloomfilter_union_agg(f) FROM (VALUES (bloomfilter_create(100)), (bloomfilter_create(100, 0.01, 'blocked', 1))) AS x(f);
-SELECT agg_sqlstate('SELECT bloomfilter_union_agg(f) FROM (VALUES (bloomfilter_create(100)), (bloomfilter_create(200))) AS x(f)') AS union_agg,
-	agg_sqlstate('SELECT bloomfilter_intersect_agg(f) FROM (VALUES (bloomfilter_create(100)), (bloomfilter_create(100, 0.01, ''classic''))) AS x(f)') AS intersect_agg;
+SELECT sqlstate_of('SELECT bloomfilter_union_agg(f) FROM (VALUES (bloomfilter_create(100)), (bloomfilter_create(200))) AS x(f)') AS union_agg,
+	sqlstate_of('SELECT bloomfilter_intersect_agg(f) FROM (VALUES (bloomfilter_create(100)), (bloomfilter_create(100, 0.01, ''classic''))) AS x(f)') AS intersect_agg;
 
 --
 -- the time-window pattern: one filter per day, the union over a window of
@@ -281,4 +265,4 @@ SELECT bool_and(f::bytea = (SELECT bloomfilter_agg(url, 20000, 0.01) FROM agg_ev
 FROM agg_daily AS d;
 
 DROP TABLE agg_src, agg_by_hash, agg_by_sort, agg_by_spill, agg_parts, agg_events, agg_daily;
-DROP FUNCTION agg_sqlstate(text), agg_hash_batches(text);
+DROP FUNCTION sqlstate_of(text), agg_hash_batches(text);

@@ -6,10 +6,6 @@
 -- label, domains as their base type, tsvector, tsquery and jsonpath by their
 -- text in the database encoding; reg* types are refused.
 --
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
 -- a type from another extension (contrib), hashed by its output text
 CREATE EXTENSION hstore;
 CREATE TYPE enc_mood AS ENUM ('sad', 'ok', U&'caf\00e9');

@@ -7,11 +7,6 @@
 -- through the bytea cast (22P03), text input (22P02) and binary COPY
 -- (bloomfilter_recv).  A few errors are also shown the way psql prints them.
 --
--- quietly: an earlier test may have created it already
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
 -- what a statement raises: SQLSTATE, message and detail ('no error' if none)
 CREATE FUNCTION err_of(stmt text, OUT state text, OUT message text, OUT detail text)
 LANGUAGE plpgsql AS $$

@@ -10,11 +10,6 @@
 -- (bloomfilter_recv through binary COPY); a refusal names what is wrong,
 -- never XX000.  What is accepted must then work with every function.
 --
--- quietly: an earlier test may have created it already
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
 -- n as 'width' little-endian bytes
 CREATE FUNCTION hv_le(n numeric, width int) RETURNS bytea
 LANGUAGE sql IMMUTABLE AS $$

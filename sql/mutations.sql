@@ -7,10 +7,6 @@
 -- XX000, never a crash.  (test/fuzz/ does the same to the core for hours;
 -- this runs it through the SQL layer.)
 --
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
 -- the filters: a few elements each, small enough for every byte to be tried
 CREATE TABLE mut_base (variant text, b bytea);
 INSERT INTO mut_base

@@ -5,11 +5,6 @@
 -- byte, as a serial plan.
 -- Needs max_worker_processes and max_parallel_workers >= 2 on the server.
 --
--- quietly: an earlier test may have created it already
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
 -- workers a parallel query actually launched (EXPLAIN ANALYZE prints row
 -- counts per worker, which vary; this reads only the worker count)
 CREATE FUNCTION parallel_workers_launched(query text) RETURNS integer

@@ -5,10 +5,6 @@
 -- rate) and land within a factor 2 of the actual rows; a filter known only
 -- at run time gets the default of one half.
 --
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
 CREATE TABLE planner_urls AS
 SELECT i, md5(i::text) AS url FROM generate_series(1, 100000) AS i;
 ANALYZE planner_urls;

@@ -7,10 +7,6 @@
 -- exception handler sees.  Only the count of copies differs, and the test
 -- asserts it where in-place updates exist.
 --
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
 CREATE TABLE ip_variants (v text);
 INSERT INTO ip_variants VALUES ('blocked'), ('classic'), ('counting'), ('scalable'), ('cuckoo');
 

@@ -13,7 +13,6 @@
 -- rows, errors and side effects are those of the plain scan.
 --
 SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
 DROP ROLE IF EXISTS regress_ps_reader;
 RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;

@@ -4,22 +4,6 @@
 -- for incompatible filters, contains_all / contains_any, and that no
 -- function changes the filters it is given.
 --
--- quietly: an earlier test may have created it already
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
--- SQLSTATE of a statement that is expected to fail ('no error' otherwise)
-CREATE FUNCTION setops_sqlstate(stmt text) RETURNS text
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE stmt;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE;
-END
-$$;
-
 -- two halves, a subset of the first half, and the whole, for both variants
 CREATE TABLE setops_f AS
 SELECT v,
@@ -127,13 +111,13 @@ SELECT bloomfilter_is_compatible(bloomfilter_create_bits(1000, 3), bloomfilter_c
 SELECT bloomfilter_create(1000) | bloomfilter_create(1000, 0.01, 'classic');
 -- ERROR:  cannot combine bloomfilters of different parameters
 SELECT bloomfilter_create_bits(1024, 3, 'classic', 7) & bloomfilter_create_bits(1024, 3, 'classic', -7);
-SELECT setops_sqlstate('SELECT bloomfilter_create(1000) | bloomfilter_create(1000, 0.01, ''classic'')') AS variant,
-	setops_sqlstate('SELECT bloomfilter_create(1000) | bloomfilter_create(2000)') AS size,
-	setops_sqlstate('SELECT bloomfilter_create_bits(1024, 3) | bloomfilter_create_bits(1024, 4)') AS hashes,
-	setops_sqlstate('SELECT bloomfilter_create(1000) | bloomfilter_create(1000, 0.01, ''blocked'', 1)') AS seed,
-	setops_sqlstate('SELECT bloomfilter_union(bloomfilter_create(1000), bloomfilter_create(2000))') AS fn_union,
-	setops_sqlstate('SELECT bloomfilter_create(1000) & bloomfilter_create(2000)') AS op_intersect,
-	setops_sqlstate('SELECT bloomfilter_intersect(bloomfilter_create(1000), bloomfilter_create(1000, 0.01, ''classic''))') AS fn_intersect;
+SELECT sqlstate_of('SELECT bloomfilter_create(1000) | bloomfilter_create(1000, 0.01, ''classic'')') AS variant,
+	sqlstate_of('SELECT bloomfilter_create(1000) | bloomfilter_create(2000)') AS size,
+	sqlstate_of('SELECT bloomfilter_create_bits(1024, 3) | bloomfilter_create_bits(1024, 4)') AS hashes,
+	sqlstate_of('SELECT bloomfilter_create(1000) | bloomfilter_create(1000, 0.01, ''blocked'', 1)') AS seed,
+	sqlstate_of('SELECT bloomfilter_union(bloomfilter_create(1000), bloomfilter_create(2000))') AS fn_union,
+	sqlstate_of('SELECT bloomfilter_create(1000) & bloomfilter_create(2000)') AS op_intersect,
+	sqlstate_of('SELECT bloomfilter_intersect(bloomfilter_create(1000), bloomfilter_create(1000, 0.01, ''classic''))') AS fn_intersect;
 
 --
 -- no function changes the filters it is given: the stored values keep
@@ -248,7 +232,7 @@ FROM (SELECT bloomfilter_contains_all(fi, a) AS r, bloomfilter_contains_any(fi, 
 	  FROM setops_m, setops_arrays) AS x;
 
 DROP TABLE setops_f, setops_keep, setops_m, setops_arrays;
-DROP FUNCTION setops_sqlstate(text);
+DROP FUNCTION sqlstate_of(text);
 
 --
 -- = has a hash opclass: GROUP BY, UNION and hash joins work on filter

@@ -7,11 +7,6 @@
 -- bloomfilter_create and bloomfilter_create_bits build; defaults and named
 -- arguments.  Rates are shown rounded to 3 significant digits.
 --
--- quietly: an earlier test may have created it already
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
 -- an unsigned little-endian header field (STORAGE.md, section 2)
 CREATE FUNCTION sizing_u64(b bytea, off integer) RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT AS $$

@@ -7,11 +7,6 @@
 -- every window holds exactly its days' keys (no false negatives, few strangers);
 -- a late batch merges into its day with INSERT ... ON CONFLICT and |.
 --
--- quietly: an earlier test may have created it already
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
 -- a schema of its own, so that the tables can have the names the README uses
 CREATE SCHEMA time_windows;
 SET search_path = time_windows, public;

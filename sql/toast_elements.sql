@@ -8,10 +8,6 @@
 -- custom scans on and off.  (A TOAST pointer also has a 1-byte header; read
 -- as a short value's length it crashed the server.)
 --
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
 -- each row holds the same value in five storage forms; 'plain' is the
 -- reference, made in memory by concatenation (never TOASTed)
 CREATE TABLE toast_el (id integer, ext text, extc text, mainc text,

@@ -6,22 +6,6 @@
 -- bloomfilter_info, the text, bytea and binary forms, hostile bytes, and
 -- that no function changes the filters it is given.
 --
--- quietly: an earlier test may have created it already
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
--- SQLSTATE of a statement that is expected to fail ('no error' otherwise)
-CREATE FUNCTION counting_sqlstate(stmt text) RETURNS text
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE stmt;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE;
-END
-$$;
-
 --
 -- construction: m counters and k as the classic sizing, two counters a
 -- byte padded to 8-byte words, so 4 times the bytes of a classic filter
@@ -42,8 +26,8 @@ SELECT bloomfilter_optimal_bits(20000, 0.01, 'counting') AS counters,
 	bloomfilter_capacity(191702, 0.01, 'counting') =
 		bloomfilter_capacity(191702, 0.01, 'classic') AS same_capacity;
 -- 1 GB holds a quarter of the classic bit count: 2^31 - 144 counters at most
-SELECT counting_sqlstate('SELECT bloomfilter_create_bits(2147483505, 3, ''counting'')') AS one_more,
-	counting_sqlstate('SELECT bloomfilter_create(300000000, 0.01, ''counting'')') AS too_many_items;
+SELECT sqlstate_of('SELECT bloomfilter_create_bits(2147483505, 3, ''counting'')') AS one_more,
+	sqlstate_of('SELECT bloomfilter_create(300000000, 0.01, ''counting'')') AS too_many_items;
 
 -- the data: two halves, a subset of the first half and the whole, built by
 -- the aggregate; and the same sets in a classic filter of the same shape
@@ -253,15 +237,15 @@ FROM (SELECT bloomfilter_create_bits(500, 4, 'counting') || 'm'::text || 'm'::te
 -- counting filters combine only with counting filters of the same shape
 -- ERROR:  cannot combine bloomfilters of different parameters
 SELECT bloomfilter_create(1000, 0.01, 'counting') | bloomfilter_create(1000, 0.01, 'classic');
-SELECT counting_sqlstate('SELECT bloomfilter_create(1000, 0.01, ''counting'') & bloomfilter_create(1000, 0.01, ''classic'')') AS intersect_classic,
-	counting_sqlstate('SELECT bloomfilter_create(1000, 0.01, ''counting'') | bloomfilter_create(2000, 0.01, ''counting'')') AS union_other_size,
+SELECT sqlstate_of('SELECT bloomfilter_create(1000, 0.01, ''counting'') & bloomfilter_create(1000, 0.01, ''classic'')') AS intersect_classic,
+	sqlstate_of('SELECT bloomfilter_create(1000, 0.01, ''counting'') | bloomfilter_create(2000, 0.01, ''counting'')') AS union_other_size,
 	bloomfilter_is_compatible(bloomfilter_create(1000, 0.01, 'counting'), bloomfilter_create_bits(9586, 7, 'counting')) AS same_shape,
 	bloomfilter_create(1000, 0.01, 'counting') = bloomfilter_create_bits(9586, 7, 'counting') AS same_shape_equal,
 	bloomfilter_create(1000, 0.01, 'counting') = bloomfilter_create(1000, 0.01, 'classic') AS other_variant_equal;
 -- and the other variants refuse to remove, naming the ones that can
 -- ERROR:  classic filters do not support remove
 SELECT bloomfilter_remove(bloomfilter_create(100, 0.01, 'classic'), 1);
-SELECT counting_sqlstate('SELECT bloomfilter_remove(bloomfilter_create(100), 1)') AS blocked_remove;
+SELECT sqlstate_of('SELECT bloomfilter_remove(bloomfilter_create(100), 1)') AS blocked_remove;
 
 --
 -- bloomfilter_info: bits_set counts non-zero counters, so fill, estimate and
@@ -313,8 +297,8 @@ SELECT encode(bloomfilter_remove(bloomfilter_create_bits(20, 3, 'counting') || '
 -- 21-counter filter (refused) and its counter 20 (valid), the payload size
 -- of 8 bytes (refused), a variant word (refused)
 --
-SELECT what, counting_sqlstate(format('SELECT %L::bytea::bloomfilter', hex)) AS cast_state,
-	counting_sqlstate(format('SELECT %L::bloomfilter', translate(encode(decode(substr(hex, 3), 'hex'), 'base64'), E'\n', ''))) AS text_state
+SELECT what, sqlstate_of(format('SELECT %L::bytea::bloomfilter', hex)) AS cast_state,
+	sqlstate_of(format('SELECT %L::bloomfilter', translate(encode(decode(substr(hex, 3), 'hex'), 'base64'), E'\n', ''))) AS text_state
 FROM (VALUES
 	('empty', '\x424c4d4601030100030000000000000000000000000000001400000000000000000000000000000000000000000000000000000000000000100000000000000000000000000000000000000000000000'),
 	('padding counter 20', '\x424c4d4601030100030000000000000000000000000000001400000000000000000000000000000000000000000000000000000000000000100000000000000000000000000000000000010000000000'),
@@ -351,4 +335,4 @@ SELECT bool_and(md5(f::bytea) = h) AS unchanged FROM counting_keep;
 
 DROP TABLE counting_f, counting_e, counting_u, counting_r, counting_s, counting_p,
 	counting_pf, counting_copied, counting_keep;
-DROP FUNCTION counting_sqlstate(text);
+DROP FUNCTION sqlstate_of(text);

@@ -7,22 +7,7 @@
 -- text, bytea and binary forms, hostile bytes, the worked example of
 -- STORAGE.md, and that no function changes the filters it is given.
 --
--- quietly: an earlier test may have created it already
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
--- SQLSTATE of a statement that is expected to fail ('no error' otherwise)
-CREATE FUNCTION cuckoo_sqlstate(stmt text) RETURNS text
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE stmt;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE;
-END
-$$;
--- the same, with the detail that says which rule failed
+-- what sqlstate_of (sql/setup.sql) returns, with the detail that says which rule failed
 CREATE FUNCTION cuckoo_error(stmt text) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -56,9 +41,9 @@ SELECT b, h, i.bits, i.bytes, i.hashes, i.stages, i.capacity IS NULL AS no_capac
 FROM (VALUES (1, 4), (100, 8), (1000, 12), (4096, 32)) AS x(b, h),
 	LATERAL bloomfilter_info(bloomfilter_create_bits(b, h, 'cuckoo')) AS i;
 -- widths outside 4..32 are refused; so are sizes past 1 GB
-SELECT cuckoo_sqlstate($$SELECT bloomfilter_create_bits(1000, 3, 'cuckoo')$$) AS f_3,
-	cuckoo_sqlstate($$SELECT bloomfilter_create_bits(1000, 33, 'cuckoo')$$) AS f_33,
-	cuckoo_sqlstate($$SELECT bloomfilter_create(1000000000, 0.01, 'cuckoo')$$) AS too_large;
+SELECT sqlstate_of($$SELECT bloomfilter_create_bits(1000, 3, 'cuckoo')$$) AS f_3,
+	sqlstate_of($$SELECT bloomfilter_create_bits(1000, 33, 'cuckoo')$$) AS f_33,
+	sqlstate_of($$SELECT bloomfilter_create(1000000000, 0.01, 'cuckoo')$$) AS too_large;
 -- past 1 GB from a bit count, the error says how large the filter would be
 -- ERROR:  bloomfilter would exceed the 1 GB limit of one value
 SELECT bloomfilter_create_bits(8589934000, 8, 'cuckoo');
@@ -224,8 +209,8 @@ SELECT whole | fine FROM cuckoo_f;
 --
 -- ERROR:  cuckoo filters do not support intersection
 SELECT a & b FROM cuckoo_f;
-SELECT cuckoo_sqlstate('SELECT bloomfilter_intersect(a, b) FROM cuckoo_f') AS fn_intersect,
-	cuckoo_sqlstate($$SELECT bloomfilter_intersect_agg(f) FROM (SELECT a AS f FROM cuckoo_f
+SELECT sqlstate_of('SELECT bloomfilter_intersect(a, b) FROM cuckoo_f') AS fn_intersect,
+	sqlstate_of($$SELECT bloomfilter_intersect_agg(f) FROM (SELECT a AS f FROM cuckoo_f
 		UNION ALL SELECT b FROM cuckoo_f) AS x$$) AS intersect_agg;
 
 --
@@ -308,7 +293,7 @@ WITH RECURSIVE r(n, f) AS (
 SELECT max(n) AS unions, max((bloomfilter_info(f)).stages) AS stages,
 	count(DISTINCT f::bytea) AS distinct_filters, bool_and(f @> 42) AS member_kept
 FROM r;
-SELECT cuckoo_sqlstate('SELECT bloomfilter_union_agg(f) FROM cuckoo_parts') AS union_of_400,
+SELECT sqlstate_of('SELECT bloomfilter_union_agg(f) FROM cuckoo_parts') AS union_of_400,
        cuckoo_error(format('SELECT %L::bytea::bloomfilter', '\x' || encode(overlay(
 		bloomfilter_create(10000, 0.01, 'cuckoo')::bytea placing '\x01010000'::bytea from 13), 'hex'))) AS stages_257;
 -- ERROR:  bloomfilter union would need more stages than the format allows
@@ -335,8 +320,8 @@ WITH RECURSIVE r(n, f) AS (
 	SELECT 0, bloomfilter_add_all(bloomfilter_create(1000, 0.01, 'cuckoo'), array_fill(1, ARRAY[8]))
 	UNION ALL SELECT n + 1, bloomfilter_remove(f, 1) FROM r WHERE n < 8)
 SELECT n AS removed, f @> 1 AS found, (bloomfilter_info(f)).items_added FROM r ORDER BY n;
-SELECT cuckoo_sqlstate($$SELECT bloomfilter_add_all(bloomfilter_create(1000, 0.01, 'cuckoo'), array_fill(1, ARRAY[9]))$$) AS add_all_9,
-	cuckoo_sqlstate($$SELECT bloomfilter_add_all(bloomfilter_create(10, 0.01, 'cuckoo'), array_fill(1, ARRAY[100000]))$$) AS add_all_100000;
+SELECT sqlstate_of($$SELECT bloomfilter_add_all(bloomfilter_create(1000, 0.01, 'cuckoo'), array_fill(1, ARRAY[9]))$$) AS add_all_9,
+	sqlstate_of($$SELECT bloomfilter_add_all(bloomfilter_create(10, 0.01, 'cuckoo'), array_fill(1, ARRAY[100000]))$$) AS add_all_100000;
 -- ERROR:  bloomfilter cannot hold another copy of this element
 SELECT bloomfilter_create(1000, 0.01, 'cuckoo') || 1 || 1 || 1 || 1 || 1 || 1 || 1 || 1 || 1;
 
@@ -434,5 +419,5 @@ FROM cuckoo_f f, cuckoo_saved s;
 DROP TABLE cuckoo_f, cuckoo_saved, cuckoo_removed, cuckoo_io, cuckoo_io_back, cuckoo_hostile,
 	cuckoo_parts, cuckoo_heavy, cuckoo_heavy_serial_scan, cuckoo_heavy_serial_agg,
 	cuckoo_heavy_parallel_scan, cuckoo_heavy_parallel_agg;
-DROP FUNCTION cuckoo_sqlstate(text), cuckoo_error(text), cuckoo_remove_even(bloomfilter),
+DROP FUNCTION sqlstate_of(text), cuckoo_error(text), cuckoo_remove_even(bloomfilter),
 	cuckoo_workers(text), cuckoo_heavy_build(text);

@@ -9,22 +9,6 @@
 -- bytes, hostile stage tables, the refusals (create_bits, remove, longer
 -- intersections), and that no function changes the filters it is given.
 --
--- quietly: an earlier test may have created it already
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS bloomfilter;
-RESET client_min_messages;
-
--- SQLSTATE of a statement that is expected to fail ('no error' otherwise)
-CREATE FUNCTION scalable_sqlstate(stmt text) RETURNS text
-LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE stmt;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE;
-END
-$$;
-
 --
 -- construction: one stage of level 0 for n0 = 1000 items at p (1 - 0.85),
 -- sized by the blocked model; 64 header bytes, a 64-byte stage header and
@@ -49,13 +33,13 @@ FROM bloomfilter_plan(1000, 0.01) WHERE variant = 'scalable';
 SELECT bloomfilter_create_bits(14848, 9, 'scalable');
 -- ERROR:  scalable filters do not support remove
 SELECT bloomfilter_remove(bloomfilter_create(1000, 0.01, 'scalable'), 'x'::text);
-SELECT scalable_sqlstate('SELECT bloomfilter_create_bits(14848, 9, ''scalable'')') AS create_bits,
+SELECT sqlstate_of('SELECT bloomfilter_create_bits(14848, 9, ''scalable'')') AS create_bits,
 	-- at any size: not built from bits, rather than "past 1 GB"
-	scalable_sqlstate('SELECT bloomfilter_create_bits(10000000000, 7, ''scalable'')') AS create_bits_past_1gb,
-	scalable_sqlstate('SELECT bloomfilter_remove(bloomfilter_create(1000, 0.01, ''scalable''), 1)') AS remove,
-	scalable_sqlstate('SELECT bloomfilter_create(0, 0.01, ''scalable'')') AS no_items,
-	scalable_sqlstate('SELECT bloomfilter_create(1000, 1, ''scalable'')') AS rate_one,
-	scalable_sqlstate('SELECT bloomfilter_create(1000000000, 0.01, ''scalable'')') AS first_stage_past_1gb;
+	sqlstate_of('SELECT bloomfilter_create_bits(10000000000, 7, ''scalable'')') AS create_bits_past_1gb,
+	sqlstate_of('SELECT bloomfilter_remove(bloomfilter_create(1000, 0.01, ''scalable''), 1)') AS remove,
+	sqlstate_of('SELECT bloomfilter_create(0, 0.01, ''scalable'')') AS no_items,
+	sqlstate_of('SELECT bloomfilter_create(1000, 1, ''scalable'')') AS rate_one,
+	sqlstate_of('SELECT bloomfilter_create(1000000000, 0.01, ''scalable'')') AS first_stage_past_1gb;
 
 --
 -- growth: 100 times the first stage.  Stage j holds 1000 * 2^j items, so
@@ -161,7 +145,7 @@ FROM scalable_f;
 -- chains of different lengths: the core unites them (keeping every stage
 -- of both), but the SQL layer refuses filters of different bit counts
 -- (22023) until bf_compatible compares scalable filters by their plan
-SELECT scalable_sqlstate('SELECT (SELECT a FROM scalable_f) | (SELECT small_a FROM scalable_f)') AS different_lengths;
+SELECT sqlstate_of('SELECT (SELECT a FROM scalable_f) | (SELECT small_a FROM scalable_f)') AS different_lengths;
 
 --
 -- intersection: a single stage holds every element of its chain, so two
@@ -176,13 +160,13 @@ SELECT (bloomfilter_info(small_ab & small_a)).stages,
 FROM scalable_f;
 -- ERROR:  scalable filters do not support intersection
 SELECT a & a FROM scalable_f;
-SELECT scalable_sqlstate('SELECT bloomfilter_intersect(whole, agg) FROM scalable_f') AS longer_chains;
+SELECT sqlstate_of('SELECT bloomfilter_intersect(whole, agg) FROM scalable_f') AS longer_chains;
 
 -- scalable filters combine only with scalable filters of the same plan
 -- ERROR:  cannot combine bloomfilters of different parameters
 SELECT bloomfilter_create(1000, 0.01, 'scalable') | bloomfilter_create(1000, 0.01, 'blocked');
-SELECT scalable_sqlstate('SELECT bloomfilter_create(1000, 0.01, ''scalable'') | bloomfilter_create(2000, 0.01, ''scalable'')') AS other_n0,
-	scalable_sqlstate('SELECT bloomfilter_create(1000, 0.01, ''scalable'', 1) | bloomfilter_create(1000, 0.01, ''scalable'', 2)') AS other_seed,
+SELECT sqlstate_of('SELECT bloomfilter_create(1000, 0.01, ''scalable'') | bloomfilter_create(2000, 0.01, ''scalable'')') AS other_n0,
+	sqlstate_of('SELECT bloomfilter_create(1000, 0.01, ''scalable'', 1) | bloomfilter_create(1000, 0.01, ''scalable'', 2)') AS other_seed,
 	bloomfilter_is_compatible(bloomfilter_create(1000, 0.01, 'scalable'), bloomfilter_create(1000, 0.01, 'scalable')) AS same_plan,
 	bloomfilter_create(1000, 0.01, 'scalable') = bloomfilter_create(1000, 0.01, 'scalable') AS equal,
 	small_a = small_b AS other_sets_equal
@@ -237,8 +221,8 @@ SELECT encode((bloomfilter_create(1, 0.1, 'scalable') || 'hello'::text || 42)::b
 --
 CREATE TABLE scalable_h AS
 SELECT (bloomfilter_create(1, 0.1, 'scalable') || 'hello'::text)::bytea AS good;
-SELECT what, scalable_sqlstate(format('SELECT %L::bytea::bloomfilter', bad)) AS cast_state,
-	scalable_sqlstate(format('SELECT %L::bloomfilter', translate(encode(bad, 'base64'), E'\n', ''))) AS text_state
+SELECT what, sqlstate_of(format('SELECT %L::bytea::bloomfilter', bad)) AS cast_state,
+	sqlstate_of(format('SELECT %L::bloomfilter', translate(encode(bad, 'base64'), E'\n', ''))) AS text_state
 FROM scalable_h, LATERAL (VALUES
 	('original', good),
 	('stage level 1', overlay(good placing '\x01'::bytea from 64 + 29)),
@@ -276,4 +260,4 @@ SELECT (SELECT md5((f | f)::bytea) FROM scalable_keep WHERE id = 1) <> '' AS sel
 SELECT bool_and(md5(f::bytea) = h) AS unchanged FROM scalable_keep;
 
 DROP TABLE scalable_f, scalable_u, scalable_copied, scalable_h, scalable_keep;
-DROP FUNCTION scalable_sqlstate(text);
+DROP FUNCTION sqlstate_of(text);

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A differential oracle for the extension's custom scans (run by test/sql/oracle.sh).
+"""A differential oracle for the extension's custom scans (run by test/cluster/oracle.sh).
 
 Generates seeded random queries (gen.py) over tables of every shape the scans meet (schema.py)
 and runs each one in several configurations:
@@ -409,7 +409,7 @@ class Runner:
 
 def replay_hint(i):
     return (f"replay: ORACLE_SEED={SEED} ORACLE_REPLAY={i}"
-            f"{' ORACLE_SKIP=' + ','.join(sorted(SKIP)) if SKIP else ''} bash test/sql/oracle.sh")
+            f"{' ORACLE_SKIP=' + ','.join(sorted(SKIP)) if SKIP else ''} bash test/cluster/oracle.sh")
 
 
 def diff(a, b):

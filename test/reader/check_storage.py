@@ -1,5 +1,5 @@
 """
-check_storage.py - the Python half of test/sql/storage_reader.sh.
+check_storage.py - the Python half of test/cluster/storage_reader.sh.
 
 Compares what the extension wrote and answered (CSV files exported by psql)
 with what bloomfilter_reader.py, written from STORAGE.md alone, reads and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/sql/fdw_bloom_join.sh - a Bloom join across servers with postgres_fdw.
+# test/cluster/fdw_bloom_join.sh - a Bloom join across servers with postgres_fdw.
 #
 # Sets up a loopback "remote" server in the test cluster: a second database with the extension
 # and 200,000 URLs, reached from this database through postgres_fdw (host localhost, port
@@ -23,6 +23,7 @@
 # drops it at the end.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 : "${PGDATABASE:?PGDATABASE must name the (empty) local database}"
 : "${PGPORT:=5432}"

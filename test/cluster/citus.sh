@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# test/sql/citus.sh - the extension on Citus 13.2.2: a coordinator and two workers on 127.0.0.1.
+# test/cluster/citus.sh - the extension on Citus 13.2.2: a coordinator and two workers on 127.0.0.1.
 #
-#     bash test/sql/citus.sh        (as root, or with PostgreSQL's directories writable)
+#     bash test/cluster/citus.sh        (as root, or with PostgreSQL's directories writable)
 #
 # Builds and installs Citus with scripts/citus.sh (from ../shared/vendor/citus-13.2.2.tar.gz;
 # cached under build/, so only the first run builds), starts a cluster of three nodes of its
-# own (test/sql/citus_cluster.bash: shared_preload_libraries = 'citus', ports from 9701, data
+# own (test/cluster/citus_cluster.bash: shared_preload_libraries = 'citus', ports from 9701, data
 # in a temporary directory, stopped on exit) and creates the extension on the coordinator,
 # which Citus propagates to the workers.  Where the tarball is absent, or Citus does not support
 # this PostgreSQL version, says "skipped" and why and exits 77 (counted as skipped, not passed).
@@ -39,7 +39,7 @@
 #   7. a distributed table with a bloomfilter column: router and multi-shard
 #      UPDATE ... SET f = f || x, and WHERE f @> x, for every variant;
 #   8. the SQL of doc/scaling-out.md's "### Citus" section, run exactly as written: each
-#      ```sql block that follows a line "<!-- test/sql/citus.sh runs this block -->" (the test
+#      ```sql block that follows a line "<!-- test/cluster/citus.sh runs this block -->" (the test
 #      fails if there are none); its output is checked against the local answers;
 #   9. the same SQL without its create_distributed_table lines, in a database without Citus,
 #      prints the same lines ("omit on one server").
@@ -49,6 +49,7 @@
 # printed, never asserted.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 BF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$BF_ROOT/scripts/common.sh"
 cd "$BF_ROOT"
@@ -64,7 +65,7 @@ elif [ "$rc" -ne 0 ]; then
 	exit 1
 fi
 
-source test/sql/citus_cluster.bash
+source test/cluster/citus_cluster.bash
 
 failures=0
 fail() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/sql/bloomtool.sh - bloomtool and the extension build, read and answer alike.
+# test/cluster/bloomtool.sh - bloomtool and the extension build, read and answer alike.
 #
 # Over 30,001 generated URL lines (among them the empty line, lines ending in a carriage
 # return, lines with tabs and UTF-8) and 33,000 probe lines (30,000 strangers, 3,000 members),
@@ -26,6 +26,7 @@
 # line; exits non-zero on failure.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 ROOT=${BF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 TOOL=${BLOOMTOOL:-$ROOT/build/bin/bloomtool}
@@ -41,23 +42,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail() {
-	echo "FAIL bloomtool: $*"
-	exit 1
-}
 
-q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
-qa() { psql -X -q -A -t -v ON_ERROR_STOP=1 "$@"; }
 tohex() { od -An -v -tx1 | tr -d ' \n'; }
 unhex() { perl -e 'local $/; $_ = <STDIN>; s/\s+//g; print pack("H*", $_)'; }
 md5() { md5sum | cut -d' ' -f1; }
 
-[ -x "$TOOL" ] || fail "no bloomtool at $TOOL (run make)"
+[ -x "$TOOL" ] || die "no bloomtool at $TOOL (run make)"
 cd "$WORK"
 
 # ---- the lines, and the filters SQL builds from them ------------------------------------
 
-q <<'SQL' || fail "could not set up the tables"
+q <<'SQL' || die "could not set up the tables"
 CREATE EXTENSION IF NOT EXISTS bloomfilter;
 DROP SCHEMA IF EXISTS bloomtool_test CASCADE;
 CREATE SCHEMA bloomtool_test;
@@ -125,9 +120,9 @@ qa -c "SELECT url FROM urls WHERE id % 2 = 0 ORDER BY id" >even.txt
 qa -c "SELECT url FROM probes ORDER BY id" >probes.txt
 # the lines psql wrote are the values, byte for byte (a \r survives, no escaping)
 want=$(qa -c "SELECT md5(string_agg(url || E'\n', '' ORDER BY id)) FROM urls")
-[ "$(md5 <members.txt)" = "$want" ] || fail "members.txt is not the bytes of the urls table"
-grep -q $'\r$' members.txt || fail "no member line ends in a carriage return"
-[ "$(wc -l <members.txt)" -eq 30001 ] || fail "members.txt does not have 30001 lines"
+[ "$(md5 <members.txt)" = "$want" ] || die "members.txt is not the bytes of the urls table"
+grep -q $'\r$' members.txt || die "no member line ends in a carriage return"
+[ "$(wc -l <members.txt)" -eq 30001 ] || die "members.txt does not have 30001 lines"
 
 export_sql() { # name column file
 	qa -c "SELECT encode($2::bytea, 'hex') FROM filters WHERE name = '$1'" | unhex >"$3"
@@ -145,57 +140,57 @@ while IFS='|' read -r name variant n p seed; do
 
 	# build = bloomfilter_agg, byte for byte
 	"$TOOL" build "${opts[@]}" -o "tool_$name.bf" <members.txt ||
-		fail "$name: bloomtool build exited $?"
+		die "$name: bloomtool build exited $?"
 	export_sql "$name" f "sql_$name.bf"
 	sql_md5=$(qa -c "SELECT md5(f::bytea) FROM filters WHERE name = '$name'")
 	[ "$(md5 <"tool_$name.bf")" = "$sql_md5" ] ||
-		fail "$name: bloomtool build differs from SQL ($(wc -c <"tool_$name.bf") vs $(wc -c <"sql_$name.bf") bytes)"
-	cmp -s "tool_$name.bf" "sql_$name.bf" || fail "$name: the exported SQL filter differs from its md5"
+		die "$name: bloomtool build differs from SQL ($(wc -c <"tool_$name.bf") vs $(wc -c <"sql_$name.bf") bytes)"
+	cmp -s "tool_$name.bf" "sql_$name.bf" || die "$name: the exported SQL filter differs from its md5"
 	# "-o -" writes the same bytes to standard output
 	"$TOOL" build "${opts[@]}" -o - <members.txt | cmp -s - "tool_$name.bf" ||
-		fail "$name: build -o - differs from build -o FILE"
+		die "$name: build -o - differs from build -o FILE"
 	printf '%s\t%s\n' "$name" "$(tohex <"tool_$name.bf")" >>tool_files.tsv
 
 	# check on SQL's file = SQL's @>, in input order; --invert = NOT @>
 	rc=0
 	"$TOOL" check "sql_$name.bf" <probes.txt >"got_$name.txt" || rc=$?
-	[ $rc -eq 0 ] || fail "$name: check exited $rc although lines matched"
+	[ $rc -eq 0 ] || die "$name: check exited $rc although lines matched"
 	qa -c "SELECT p.url FROM probes p, filters f WHERE f.name = '$name' AND f.f @> p.url ORDER BY p.id" \
 		>"want_$name.txt"
 	cmp -s "got_$name.txt" "want_$name.txt" ||
-		fail "$name: check printed $(wc -l <"got_$name.txt") lines, SQL's @> finds $(wc -l <"want_$name.txt")"
+		die "$name: check printed $(wc -l <"got_$name.txt") lines, SQL's @> finds $(wc -l <"want_$name.txt")"
 	fp=$(qa -c "SELECT count(*) FROM probes p, filters f WHERE f.name = '$name' AND f.f @> p.url AND p.id % 11 <> 0")
-	[ "$fp" -gt 0 ] || fail "$name: no false positive among the strangers: the comparison proves little"
+	[ "$fp" -gt 0 ] || die "$name: no false positive among the strangers: the comparison proves little"
 	"$TOOL" check --invert "sql_$name.bf" <probes.txt >"got_inv_$name.txt" ||
-		fail "$name: check --invert exited $?"
+		die "$name: check --invert exited $?"
 	qa -c "SELECT p.url FROM probes p, filters f WHERE f.name = '$name' AND NOT f.f @> p.url ORDER BY p.id" \
 		>"want_inv_$name.txt"
 	cmp -s "got_inv_$name.txt" "want_inv_$name.txt" ||
-		fail "$name: check --invert printed $(wc -l <"got_inv_$name.txt") lines, NOT @> finds $(wc -l <"want_inv_$name.txt")"
+		die "$name: check --invert printed $(wc -l <"got_inv_$name.txt") lines, NOT @> finds $(wc -l <"want_inv_$name.txt")"
 	[ "$("$TOOL" check --count "sql_$name.bf" <probes.txt)" -eq "$(wc -l <"want_$name.txt")" ] ||
-		fail "$name: check --count disagrees with check"
+		die "$name: check --count disagrees with check"
 	# no member is certainly absent: nothing printed, exit status 1
 	rc=0
 	"$TOOL" check --invert "tool_$name.bf" members.txt >"absent_$name.txt" || rc=$?
 	[ $rc -eq 1 ] && [ ! -s "absent_$name.txt" ] ||
-		fail "$name: check --invert on the members printed $(wc -l <"absent_$name.txt") lines, exit $rc (want none, exit 1)"
+		die "$name: check --invert on the members printed $(wc -l <"absent_$name.txt") lines, exit $rc (want none, exit 1)"
 	checked=$((checked + $(wc -l <probes.txt)))
 
 	# add to SQL's filter of the first half: SQL's filter of all lines
 	export_sql "$name" first_half "add_$name.bf"
-	"$TOOL" add "add_$name.bf" <second_half.txt || fail "$name: bloomtool add exited $?"
-	cmp -s "add_$name.bf" "sql_$name.bf" || fail "$name: add of the second half differs from SQL's filter"
+	"$TOOL" add "add_$name.bf" <second_half.txt || die "$name: bloomtool add exited $?"
+	cmp -s "add_$name.bf" "sql_$name.bf" || die "$name: add of the second half differs from SQL's filter"
 	# the same from bloomtool's own half, lines from an input file operand
 	"$TOOL" build "${opts[@]}" -o "half_$name.bf" first_half.txt
 	"$TOOL" add "half_$name.bf" second_half.txt
-	cmp -s "half_$name.bf" "sql_$name.bf" || fail "$name: build + add differs from SQL's filter"
+	cmp -s "half_$name.bf" "sql_$name.bf" || die "$name: build + add differs from SQL's filter"
 
 	# union of the odd and even halves = SQL's odd | even
 	"$TOOL" build "${opts[@]}" -o "odd_$name.bf" <odd.txt
 	"$TOOL" build "${opts[@]}" -o "even_$name.bf" <even.txt
-	"$TOOL" union "odd_$name.bf" "even_$name.bf" -o "union_$name.bf" || fail "$name: bloomtool union exited $?"
+	"$TOOL" union "odd_$name.bf" "even_$name.bf" -o "union_$name.bf" || die "$name: bloomtool union exited $?"
 	want=$(qa -c "SELECT md5((odd | even)::bytea) FROM filters WHERE name = '$name'")
-	[ "$(md5 <"union_$name.bf")" = "$want" ] || fail "$name: bloomtool union differs from SQL's |"
+	[ "$(md5 <"union_$name.bf")" = "$want" ] || die "$name: bloomtool union differs from SQL's |"
 done < <(qa -c "SELECT name, variant, n, p, seed FROM cases ORDER BY name")
 
 # the filter built from a bit count only comes from SQL
@@ -207,11 +202,11 @@ printf '%s\t%s\n' from_bits "$(tohex <tool_from_bits.bf)" >>tool_files.tsv
 for f in tool_*.bf; do
 	name=${f#tool_}
 	name=${name%.bf}
-	"$TOOL" info "$f" >"info_$name.txt" || fail "$name: bloomtool info exited $?"
+	"$TOOL" info "$f" >"info_$name.txt" || die "$name: bloomtool info exited $?"
 	awk -v n="$name" '{ print n "\t" $1 "\t" $2 }' "info_$name.txt" >>tool_info.tsv
-	"$TOOL" info - <"$f" | cmp -s - "info_$name.txt" || fail "$name: info - (standard input) differs"
+	"$TOOL" info - <"$f" | cmp -s - "info_$name.txt" || die "$name: info - (standard input) differs"
 done
-grep -q $'^from_bits\tcapacity\tnull$' tool_info.tsv || fail "info of a filter built from a bit count shows a capacity"
+grep -q $'^from_bits\tcapacity\tnull$' tool_info.tsv || die "info of a filter built from a bit count shows a capacity"
 
 mismatch=$(
 	q -A -t <<'SQL'
@@ -245,9 +240,9 @@ FROM s FULL JOIN tool_info t ON t.name = s.name AND t.k = s.k
 WHERE s.v IS DISTINCT FROM t.v
 	AND NOT (s.is_float AND s.v <> 'null' AND t.v <> 'null' AND s.v::float8 = t.v::float8);
 SQL
-) || fail "SQL could not read bloomtool's files"
-[ -z "$mismatch" ] || fail "$mismatch"
-[ "$(wc -l <tool_info.tsv)" -eq $((14 * 7)) ] || fail "bloomtool info did not print 14 fields per filter"
+) || die "SQL could not read bloomtool's files"
+[ -z "$mismatch" ] || die "$mismatch"
+[ "$(wc -l <tool_info.tsv)" -eq $((14 * 7)) ] || die "bloomtool info did not print 14 fields per filter"
 
 # ---- errors ------------------------------------------------------------------------------
 
@@ -256,8 +251,8 @@ expect() {
 	local want=$1 fragment=$2 rc=0
 	shift 2
 	"$@" >out.txt 2>err.txt </dev/null || rc=$?
-	[ $rc -eq "$want" ] || fail "$* exited $rc, not $want (stderr: $(head -c 300 err.txt))"
-	grep -qF -- "$fragment" err.txt || fail "$*: stderr lacks \"$fragment\": $(head -c 300 err.txt)"
+	[ $rc -eq "$want" ] || die "$* exited $rc, not $want (stderr: $(head -c 300 err.txt))"
+	grep -qF -- "$fragment" err.txt || die "$*: stderr lacks \"$fragment\": $(head -c 300 err.txt)"
 }
 
 # bad files: status 2, and the DETAIL SQL gives for the same bytes
@@ -272,19 +267,19 @@ head -c 200 /dev/zero >zeros.bf
 for bad in short truncated trailing zeros version variant hashes; do
 	rc=0
 	"$TOOL" check "$bad.bf" <probes.txt >out.txt 2>err.txt || rc=$?
-	[ $rc -eq 2 ] || fail "check $bad.bf exited $rc, not 2: $(cat err.txt)"
-	[ ! -s out.txt ] || fail "check $bad.bf printed lines"
+	[ $rc -eq 2 ] || die "check $bad.bf exited $rc, not 2: $(cat err.txt)"
+	[ ! -s out.txt ] || die "check $bad.bf printed lines"
 	sql_detail=$(printf "SELECT decode('%s', 'hex')::bloomfilter;\n" "$(tohex <"$bad.bf")" |
 		psql -X -q -v ON_ERROR_STOP=1 2>&1 | sed -n 's/^DETAIL:  //p') || true # psql must fail
-	[ -n "$sql_detail" ] || fail "SQL accepted $bad.bf"
+	[ -n "$sql_detail" ] || die "SQL accepted $bad.bf"
 	grep -qF -- "is not a valid bloomfilter: $sql_detail" err.txt ||
-		fail "$bad.bf: bloomtool says \"$(cat err.txt)\", SQL \"$sql_detail\""
+		die "$bad.bf: bloomtool says \"$(cat err.txt)\", SQL \"$sql_detail\""
 	expect 2 "$sql_detail" "$TOOL" info "$bad.bf"
 done
 expect 2 "not a valid bloomfilter" "$TOOL" add truncated.bf
-cmp -s truncated.bf <(head -c 100 "$good") || fail "a failed add changed the file"
+cmp -s truncated.bf <(head -c 100 "$good") || die "a failed add changed the file"
 expect 2 "cannot combine bloomfilters of different parameters" "$TOOL" union tool_blocked.bf tool_classic.bf -o x.bf
-[ ! -e x.bf ] || fail "a failed union wrote its output"
+[ ! -e x.bf ] || die "a failed union wrote its output"
 # I/O errors: 3
 expect 3 "could not open" "$TOOL" info no_such_file.bf
 expect 3 "could not open" "$TOOL" check "$good" no_such_input.txt
@@ -299,9 +294,9 @@ expect 1 "unknown variant \"bogus\"" "$TOOL" build --items 10 --variant bogus -o
 expect 1 "does not apply to check" "$TOOL" check --items 10 "$good"
 expect 1 "missing filter FILE" "$TOOL" info
 # --help
-"$TOOL" --help >help.txt || fail "--help exited $?"
-grep -q "bloomtool build --items N" help.txt || fail "--help does not show the usage"
-"$TOOL" check --help | cmp -s - help.txt || fail "check --help differs from --help"
+"$TOOL" --help >help.txt || die "--help exited $?"
+grep -q "bloomtool build --items N" help.txt || die "--help does not show the usage"
+"$TOOL" check --help | cmp -s - help.txt || die "check --help differs from --help"
 
 # ---- the installed library and header ---------------------------------------------------
 
@@ -342,10 +337,10 @@ main(int argc, char **argv)
 }
 C
 cc -std=c99 -Wall -I"$incdir" app.c -L"$libdir" -lbloomfilter -lm -o app ||
-	fail "a program could not be built against the $where header and library"
+	die "a program could not be built against the $where header and library"
 for name in blocked cuckoo; do
 	./app "tool_$name.bf" <probes.txt | cmp -s - "got_$name.txt" ||
-		fail "$name: a program linked against libbloomfilter.a answers differently"
+		die "$name: a program linked against libbloomfilter.a answers differently"
 done
 
 echo "PASS bloomtool: 6 filters x 33000 probes (${checked} checks) equal to SQL; build, add, union, info, errors; library ($where); $(($(date +%s) - started)) s"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/sql/prefetch_memory.sh - the prefetching scan holds constant memory, not anything
+# test/cluster/prefetch_memory.sh - the prefetching scan holds constant memory, not anything
 # per row, whatever the elements' storage.
 #
 # Scans 40,000 elements of 8 kB stored out of line in TOAST (uncompressed: STORAGE
@@ -24,15 +24,15 @@
 # /proc/<backend pid>/status.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 rows=40000
 limit_kb=16384
 
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
-run_psql() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
 # Unlogged tables: the values go to TOAST without writing 640 MB of WAL as well.
-run_psql <<SQL
+qa <<SQL
 CREATE EXTENSION IF NOT EXISTS bloomfilter;
 CREATE UNLOGGED TABLE pm_ext (id int, t text, b bytea, a int[]);
 ALTER TABLE pm_ext ALTER t SET STORAGE EXTERNAL, ALTER b SET STORAGE EXTERNAL,
@@ -55,33 +55,22 @@ SQL
 
 # sanity: the values are where the test says they are
 # (an uncompressed 8 kB value cannot be inline; a compressed one under 1 kB is not external)
-stored=$(run_psql -c "SELECT bool_and(pg_column_compression(t) IS NULL AND octet_length(t) = 8192
+stored=$(qa -c "SELECT bool_and(pg_column_compression(t) IS NULL AND octet_length(t) = 8192
 	AND pg_column_compression(b) IS NULL AND octet_length(b) = 8192
 	AND pg_column_compression(a) IS NULL AND pg_column_size(a) > 8000) FROM pm_ext")
-compressed=$(run_psql -c "SELECT bool_and(pg_column_compression(t) IS NOT NULL AND pg_column_size(t) < 1000
+compressed=$(qa -c "SELECT bool_and(pg_column_compression(t) IS NOT NULL AND pg_column_size(t) < 1000
 	AND octet_length(t) = 8192) FROM pm_comp")
 if [ "$stored" != t ] || [ "$compressed" != t ]; then
 	echo "FAIL: the elements are not stored as intended (external: $stored, compressed inline: $compressed)"
 	exit 1
 fi
 
-fail=0
-check() { # description condition...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok:   $what"
-	else
-		echo "FAIL: $what"
-		fail=1
-	fi
-}
 
 # measure LABEL TABLE COLUMN FILTER-COLUMN EXPECT-SCAN
 measure() {
 	local label=$1 table=$2 col=$3 fcol=$4 expect_scan=$5 out q
 	q="SELECT count(*) FROM $table WHERE (SELECT $fcol FROM pm_filter) @> $col"
-	out=$(run_psql <<SQL
+	out=$(qa <<SQL
 SET jit = off;
 SET max_parallel_workers_per_gather = 0;
 SELECT pg_backend_pid() AS pid \gset

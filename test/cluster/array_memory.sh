@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/sql/array_memory.sh - bloomfilter_add_all, contains_any and contains_all keep their memory
+# test/cluster/array_memory.sh - bloomfilter_add_all, contains_any and contains_all keep their memory
 # bounded:
 #   - over an anyarray column whose element type changes from row to row (pg_statistic's
 #     stavalues), a call site sets up a hasher per type and lets the last one go (each new type
@@ -12,11 +12,11 @@
 # Runs against the server and database the PG* variables name.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
-run_psql() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 
-run_psql <<'SQL'
+qa <<'SQL'
 CREATE EXTENSION IF NOT EXISTS bloomfilter;
 CREATE TYPE am_pair AS (a int, b text);
 CREATE TABLE am_stats (r int4range, a int[], p am_pair, n numrange, t text, j jsonb);
@@ -30,10 +30,9 @@ SELECT array_agg(jsonb_build_object('id', g, 'tag', md5(g::text))) AS j
 FROM generate_series(1, 300000) g;
 SQL
 
-fail=0
 measure() { # label limit_kb query
 	local label=$1 limit_kb=$2 q=$3 out before after
-	out=$(run_psql <<SQL
+	out=$(qa <<SQL
 SET jit = off;
 SELECT pg_backend_pid() AS pid \gset
 \setenv BF_PID :pid
@@ -71,7 +70,7 @@ measure "contains_all of a 300,000-element jsonb array" 133120 \
 	"SELECT bloomfilter_contains_all(bloomfilter_add_all(bloomfilter_create(300000, 0.01), j), j) FROM am_big"
 
 # and the answers: every element of every array found
-found=$(run_psql -c "SELECT bool_and(bloomfilter_contains_all(bloomfilter_add_all(bloomfilter_create(100, 0.01), stavalues1), stavalues1))
+found=$(qa -c "SELECT bool_and(bloomfilter_contains_all(bloomfilter_add_all(bloomfilter_create(100, 0.01), stavalues1), stavalues1))
 	FROM pg_statistic WHERE starelid = 'am_stats'::regclass AND stavalues1 IS NOT NULL")
 if [ "$found" = t ]; then
 	echo "ok:   every element of every stavalues array found"
@@ -80,7 +79,7 @@ else
 	fail=1
 fi
 
-run_psql -c "DROP TABLE am_stats, am_big; DROP TYPE am_pair"
+qa -c "DROP TABLE am_stats, am_big; DROP TYPE am_pair"
 if [ $fail -ne 0 ]; then
 	echo "FAIL array_memory"
 	exit 1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/sql/upgrade.sh - ALTER EXTENSION bloomfilter UPDATE from 1.0 gives a fresh 1.1.
+# test/cluster/upgrade.sh - ALTER EXTENSION bloomfilter UPDATE from 1.0 gives a fresh 1.1.
 #
 #   1. the released install and update scripts are unchanged (scripts/check-released-scripts.sh);
 #   2. in $PGDATABASE a role that is not a superuser (the extension is trusted) installs 1.0,
@@ -18,17 +18,16 @@
 # exits non-zero on failure.  Drops the database and role it creates.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 : "${PGDATABASE:?set PGDATABASE to an empty database}"
 BF_ROOT=${BF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-bindir=$("${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}" --bindir)
 old=$PGDATABASE
 fresh=bf_upgrade_fresh_$$
 owner=bf_upgrade_owner_$$
 work=$(mktemp -d -t bf-upgrade.XXXXXX)
 
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
-q() { "$bindir/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 cleanup() {
 	q -d postgres -c "DROP DATABASE IF EXISTS $fresh" >/dev/null 2>&1 || true
@@ -39,17 +38,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail=0
-check() { # description, then a command that succeeds when the check passes
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok:   $what"
-	else
-		echo "FAIL: $what"
-		fail=1
-	fi
-}
 same() { # description, file, file
 	if diff -u "$2" "$3" >"$work/diff"; then
 		echo "ok:   $1"

@@ -1,5 +1,5 @@
-# test/sql/citus_cluster.bash - a throwaway Citus cluster on 127.0.0.1, sourced by
-# test/sql/citus.sh (server-tests.sh runs only *.sh files, so this one is not a test itself).
+# test/cluster/citus_cluster.bash - a throwaway Citus cluster on 127.0.0.1, sourced by
+# test/cluster/citus.sh (server-tests.sh runs only *.sh files, so this one is not a test itself).
 #
 #   citus_cluster_start DIR    initdb and start a coordinator and two workers under DIR
 #                              (a fresh directory), create the extensions citus and bloomfilter,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/sql/cancel.sh - long operations stop at once when cancelled, and sizes past 1 GB are
+# test/cluster/cancel.sh - long operations stop at once when cancelled, and sizes past 1 GB are
 # refused before anything is allocated.
 #
 # Part 1, cancellation.  Each case is one statement that runs for seconds, executed with
@@ -26,14 +26,14 @@
 #
 # No WARNING may appear (e.g. a leaked resource after an error).  Run by
 # scripts/server-tests.sh; by hand, inside pg_virtualenv:
-#     createdb x; PGDATABASE=x bash test/sql/cancel.sh
+#     createdb x; PGDATABASE=x bash test/cluster/cancel.sh
 # Needs about 3 GB of memory in the backend.  Prints one PASS or FAIL line; exits non-zero on
 # failure.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 : "${PGDATABASE:?set PGDATABASE to an empty database}"
-bindir=$("${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}" --bindir)
 work=$(mktemp -d -t bf-cancel.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
@@ -196,7 +196,6 @@ t0=$EPOCHREALTIME
 }
 t1=$EPOCHREALTIME
 
-fail=0
 mem=$(awk '$1 == "MEM" { print $2 }' "$work/out")
 [ "$mem" = 1 ] || echo "note: the backend's peak memory cannot be measured here; memory checks skipped"
 

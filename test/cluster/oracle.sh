@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# test/sql/oracle.sh - a differential oracle for the custom scans: random queries give the
+# bf-timeout: 900
+# test/cluster/oracle.sh - a differential oracle for the custom scans: random queries give the
 # same answers with bloomfilter.prefetch_scan and bloomfilter.agg_scan on as with them off.
 #
 # test/oracle/oracle.py (see its header) builds tables of every shape the scans meet (plain,
@@ -25,12 +26,13 @@
 #                    items 1-3; default: none
 #
 # Run by scripts/server-tests.sh; by hand, inside pg_virtualenv:
-#     createdb x; PGDATABASE=x bash test/sql/oracle.sh
-#     createdb y; PGDATABASE=y ORACLE_SEED=7 ORACLE_REPLAY=123 bash test/sql/oracle.sh
+#     createdb x; PGDATABASE=x bash test/cluster/oracle.sh
+#     createdb y; PGDATABASE=y ORACLE_SEED=7 ORACLE_REPLAY=123 bash test/cluster/oracle.sh
 # Needs /usr/bin/python3 with psycopg2 (Debian: python3-psycopg2).  Prints one PASS or FAIL
 # line; exits non-zero on failure.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 : "${PGDATABASE:?set PGDATABASE to an empty database}"
 ROOT=${BF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -43,7 +45,6 @@ if ! "$PY" -c 'import psycopg2' 2>/dev/null; then
 	exit 1
 fi
 
-q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 # internal errors are logged with their SQLSTATE
 q -c "ALTER DATABASE \"$PGDATABASE\" SET log_error_verbosity = verbose"

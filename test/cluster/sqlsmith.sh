@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/sql/sqlsmith.sh - random SQL from sqlsmith against filters of every variant must not
+# test/cluster/sqlsmith.sh - random SQL from sqlsmith against filters of every variant must not
 # crash the server nor raise an internal error in the extension.
 #
 # Fills $PGDATABASE with tables holding filters of every variant (empty, filled, grown to
@@ -32,33 +32,28 @@
 # surviving session shows that nothing crashed (said in the output).
 #
 # Run by scripts/server-tests.sh; by hand, inside pg_virtualenv:
-#     createdb x; PGDATABASE=x bash test/sql/sqlsmith.sh
+#     createdb x; PGDATABASE=x bash test/cluster/sqlsmith.sh
 # Creates a login role for sqlsmith and drops it at the end.  Prints one PASS or FAIL line;
 # exits non-zero on failure.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 : "${PGDATABASE:?set PGDATABASE to an empty database}"
 ROOT=${BF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 secs=${FUZZ_SQL_SECONDS:-30}
 max_queries=${FUZZ_SQL_QUERIES:-100000000}
 seed=${BF_SQLSMITH_SEED:-$(( $(date +%s) % 1000000 + $$ ))}
-bindir=$("${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}" --bindir)
 db=$PGDATABASE
 role="bf_sqlsmith_$$"
 password=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 work=$(mktemp -d -t bf-sqlsmith.XXXXXX)
 
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
-q() { "$bindir/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
 
-fail() {
-	echo "FAIL sqlsmith: $*"
-	exit 1
-}
 
 if ! command -v sqlsmith >/dev/null; then
-	fail "sqlsmith is not installed (Debian package sqlsmith; 'make deps' installs it)"
+	die "sqlsmith is not installed (Debian package sqlsmith; 'make deps' installs it)"
 fi
 
 cleanup() {

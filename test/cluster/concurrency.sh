@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/sql/concurrency.sh - concurrent f = f || x on the same rows loses nothing.
+# test/cluster/concurrency.sh - concurrent f = f || x on the same rows loses nothing.
 #
 # One row per variant (blocked, classic, counting, scalable, cuckoo; the scalable and cuckoo
 # filters start small so that they grow during the run).  Two pgbench runs, bounded in time
@@ -19,19 +19,18 @@
 #
 # BF_CONCURRENCY_SECONDS sets the length of the run (default 20).  Run by
 # scripts/server-tests.sh; by hand, inside pg_virtualenv:
-#     createdb x; PGDATABASE=x bash test/sql/concurrency.sh
+#     createdb x; PGDATABASE=x bash test/cluster/concurrency.sh
 # Prints one PASS or FAIL line; exits non-zero on failure.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 : "${PGDATABASE:?set PGDATABASE to an empty database}"
 secs=${BF_CONCURRENCY_SECONDS:-20}
-bindir=$("${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}" --bindir)
 work=$(mktemp -d -t bf-concurrency.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
-q() { "$bindir/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 case "${PGHOST:-}" in
 "" | /* | localhost | 127.0.0.1 | ::1) ;;
@@ -85,17 +84,6 @@ wait "$wpid" || wrc=$?
 wait "$ppid" || prc=$?
 t1=$EPOCHREALTIME
 
-fail=0
-check() { # description, then a command that succeeds when the check passes
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok:   $what"
-	else
-		echo "FAIL: $what"
-		fail=1
-	fi
-}
 
 # "number of transactions actually processed: N", "number of failed transactions: N (x%)"
 processed() { awk -F': ' '/^number of transactions actually processed/ { split($2, a, "/"); print a[1] + 0 }' "$1"; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/sql/bloomtool_files.sh - bloomtool never loses input, items or files, whatever happens
+# test/cluster/bloomtool_files.sh - bloomtool never loses input, items or files, whatever happens
 # to the files it writes (no server needed; run by scripts/server-tests.sh with the others).
 #
 #   - input that cannot be read is an error, never an early end: a 300 MB line that does not
@@ -24,6 +24,7 @@
 # exits non-zero.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 ROOT=${BF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 TOOL=${BLOOMTOOL:-$ROOT/build/bin/bloomtool}
@@ -39,12 +40,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail() {
-	echo "FAIL bloomtool_files: $*"
-	exit 1
-}
 
-[ -x "$TOOL" ] || fail "no bloomtool at $TOOL (run make)"
+[ -x "$TOOL" ] || die "no bloomtool at $TOOL (run make)"
 cd "$WORK"
 chmod 0755 "$WORK" # for the nobody user below
 
@@ -55,14 +52,14 @@ files_in() { echo $(ls -A "$1" | LC_ALL=C sort); }
 only_files() {
 	local context=$1 dir=$2
 	shift 2
-	[ "$(files_in "$dir")" = "$*" ] || fail "$context: $dir holds $(files_in "$dir"), not $*"
+	[ "$(files_in "$dir")" = "$*" ] || die "$context: $dir holds $(files_in "$dir"), not $*"
 }
 
 # no temporary file of the current naming left anywhere under the work directory
 no_temp_left() { # context
 	local left
 	left=$(find "$WORK" -name '*.bloomtool-tmp.*' | head -3)
-	[ -z "$left" ] || fail "$1: a temporary file was left behind: $left"
+	[ -z "$left" ] || die "$1: a temporary file was left behind: $left"
 }
 
 # run STATUS FRAGMENT command...: the exit status and a fragment of standard error
@@ -70,8 +67,8 @@ expect() {
 	local want=$1 fragment=$2 rc=0
 	shift 2
 	"$@" >out.txt 2>err.txt </dev/null || rc=$?
-	[ $rc -eq "$want" ] || fail "$* exited $rc, not $want (stderr: $(head -c 300 err.txt))"
-	grep -qF -- "$fragment" err.txt || fail "$*: stderr lacks \"$fragment\": $(head -c 300 err.txt)"
+	[ $rc -eq "$want" ] || die "$* exited $rc, not $want (stderr: $(head -c 300 err.txt))"
+	grep -qF -- "$fragment" err.txt || die "$*: stderr lacks \"$fragment\": $(head -c 300 err.txt)"
 }
 
 seq 1 1000 | sed 's/^/item-/' >small.txt
@@ -95,19 +92,19 @@ big_line_into() { # command...
 }
 mkdir input
 rc=$(big_line_into "$TOOL" build --items 2000 -o input/big.bf)
-[ "$rc" -eq 3 ] || fail "build with a line that does not fit in memory exited $rc, not 3 ($(head -c 300 err.txt))"
+[ "$rc" -eq 3 ] || die "build with a line that does not fit in memory exited $rc, not 3 ($(head -c 300 err.txt))"
 grep -qF 'could not read line 2 of "standard input": Cannot allocate memory' err.txt ||
-	fail "build with a line that does not fit in memory says: $(head -c 300 err.txt)"
+	die "build with a line that does not fit in memory says: $(head -c 300 err.txt)"
 only_files "build with an unreadable line" input
 "$TOOL" build --items 2000 -o input/add.bf small.txt
 cp input/add.bf add.orig
 rc=$(big_line_into "$TOOL" add input/add.bf)
-[ "$rc" -eq 3 ] || fail "add with a line that does not fit in memory exited $rc, not 3"
-cmp -s input/add.bf add.orig || fail "add with an unreadable line changed the file"
+[ "$rc" -eq 3 ] || die "add with a line that does not fit in memory exited $rc, not 3"
+cmp -s input/add.bf add.orig || die "add with an unreadable line changed the file"
 only_files "add with an unreadable line" input add.bf
 rc=$(big_line_into "$TOOL" check --count input/add.bf)
-[ "$rc" -eq 3 ] || fail "check with a line that does not fit in memory exited $rc, not 3"
-[ ! -s out.txt ] || fail "check with an unreadable line printed a count: $(cat out.txt)"
+[ "$rc" -eq 3 ] || die "check with a line that does not fit in memory exited $rc, not 3"
+[ ! -s out.txt ] || die "check with an unreadable line printed a count: $(cat out.txt)"
 # a read error (a directory given as input) is not an empty input
 mkdir adir
 expect 3 'could not read line 1 of "adir"' "$TOOL" build --items 10 -o input/dir.bf adir
@@ -136,15 +133,15 @@ concurrent_adds() { # file
 	for w in 1 2 3; do
 		rc=0
 		wait "${pids[$((w - 1))]}" || rc=$?
-		[ $rc -eq 0 ] || fail "$file: concurrent add $w exited $rc: $(cat "add$w.err")"
+		[ $rc -eq 0 ] || die "$file: concurrent add $w exited $rc: $(cat "add$w.err")"
 	done
 	wait # the feeders
 	rc=0
 	"$TOOL" check --invert "$file" items1.txt items2.txt items3.txt >lost.txt || rc=$?
-	[ $rc -eq 1 ] || fail "$file: $(wc -l <lost.txt) of 450000 items of concurrent writers are missing (e.g. $(head -1 lost.txt))"
+	[ $rc -eq 1 ] || die "$file: $(wc -l <lost.txt) of 450000 items of concurrent writers are missing (e.g. $(head -1 lost.txt))"
 	[ "$("$TOOL" info "$file" | awk '$1 == "items_added" { print $2 }')" -eq 450000 ] ||
-		fail "$file: items_added is not 450000 after three writers of 150000"
-	[ -L "$file.link" ] || fail "$file: a concurrent add through a link replaced the link"
+		die "$file: items_added is not 450000 after three writers of 150000"
+	[ -L "$file.link" ] || die "$file: a concurrent add through a link replaced the link"
 	rm "$file.link"
 }
 mkdir shared
@@ -173,20 +170,20 @@ exec 3>&-
 tries=0
 until grep -Eq "^[0-9]+: +-> FLOCK +ADVISORY +WRITE +$pidC " /proc/locks || ! kill -0 "$pidC" 2>/dev/null; do
 	tries=$((tries + 1))
-	[ $tries -lt 600 ] || fail "the build of a new file neither waited for the lock nor ended"
+	[ $tries -lt 600 ] || die "the build of a new file neither waited for the lock nor ended"
 	sleep 0.1
 done
 seq 1 20000 | sed 's/^/E-/' >&4
 exec 4>&-
 rc=0
 wait "$pidE" || rc=$?
-[ $rc -eq 0 ] || fail "the add E exited $rc: $(cat e.err)"
+[ $rc -eq 0 ] || die "the add E exited $rc: $(cat e.err)"
 rc=0
 wait "$pidC" || rc=$?
-[ $rc -eq 0 ] || fail "the build C of a new file exited $rc: $(cat c.err)"
+[ $rc -eq 0 ] || die "the build C of a new file exited $rc: $(cat c.err)"
 items=$("$TOOL" info shared/new.bf | awk '$1 == "items_added" { print $2 }')
 [ "$items" -eq 30000 ] ||
-	fail "a build of a new file overtook the add holding the lock: the file has $items items, not C's 30000"
+	die "a build of a new file overtook the add holding the lock: the file has $items items, not C's 30000"
 rm -f feedC feedE
 
 # the lock is flock(2) on the file itself, which a script can hold too (flock(1)); a writer that
@@ -198,17 +195,17 @@ pid=$!
 tries=0
 until grep -qF 'bloomtool add: waiting for another writer of' waiting.txt; do
 	tries=$((tries + 1))
-	[ $tries -lt 600 ] || fail "an add waiting for a lock held by flock(1) did not say so: $(cat waiting.txt)"
+	[ $tries -lt 600 ] || die "an add waiting for a lock held by flock(1) did not say so: $(cat waiting.txt)"
 	sleep 0.1
 done
-kill -0 "$pid" 2>/dev/null || fail "an add did not wait for a lock held by flock(1): $(cat waiting.txt)"
+kill -0 "$pid" 2>/dev/null || die "an add did not wait for a lock held by flock(1): $(cat waiting.txt)"
 exec 5<&-
 rc=0
 wait "$pid" || rc=$?
-[ $rc -eq 0 ] || fail "an add that waited for the lock exited $rc: $(cat waiting.txt)"
+[ $rc -eq 0 ] || die "an add that waited for the lock exited $rc: $(cat waiting.txt)"
 rc=0
 "$TOOL" check --invert shared/blocked.bf small.txt >/dev/null || rc=$?
-[ $rc -eq 1 ] || fail "an add that waited for the lock lost items"
+[ $rc -eq 1 ] || die "an add that waited for the lock lost items"
 only_files "concurrent writers" shared blocked.bf new.bf scalable.bf
 
 # ---- errors leave no temporary file ----------------------------------------------------
@@ -219,17 +216,17 @@ if mount -t tmpfs -o size=1m tmpfs "$MNT" 2>mount.err; then
 	"$TOOL" build --items 500000 -o "$MNT/big.bf" small.txt
 	cp "$MNT/big.bf" big.orig
 	expect 3 "No space left on device" "$TOOL" add "$MNT/big.bf" small.txt
-	cmp -s "$MNT/big.bf" big.orig || fail "an add that filled the file system changed the file"
+	cmp -s "$MNT/big.bf" big.orig || die "an add that filled the file system changed the file"
 	only_files "add on a full file system" "$MNT" big.bf
 	expect 3 "No space left on device" "$TOOL" union "$MNT/big.bf" big.orig -o "$MNT/big.bf"
-	cmp -s "$MNT/big.bf" big.orig || fail "a union that filled the file system changed the file"
+	cmp -s "$MNT/big.bf" big.orig || die "a union that filled the file system changed the file"
 	expect 3 "No space left on device" "$TOOL" build --items 1000000 -o "$MNT/new.bf" small.txt
 	only_files "union and build on a full file system" "$MNT" big.bf
 	# once there is room again, add works
 	rm "$MNT/big.bf"
 	cp big.orig "$MNT/big.bf"
 	"$TOOL" build --items 100 -o "$MNT/small.bf" small.txt
-	"$TOOL" add "$MNT/small.bf" small.txt || fail "add on a tmpfs with room failed"
+	"$TOOL" add "$MNT/small.bf" small.txt || die "add on a tmpfs with room failed"
 	umount "$MNT"
 else
 	skipped+=("full file system (mount -t tmpfs not permitted: $(head -c 100 mount.err))")
@@ -237,9 +234,9 @@ fi
 
 # a name of 250 bytes still has room for its temporary file (NAME is cut short in it)
 long=$(printf 'n%.0s' $(seq 1 247)).bf
-"$TOOL" build --items 100 -o "$long" small.txt || fail "build -o a 250-byte name exited $?"
-echo item-long | "$TOOL" add "$long" || fail "add to a 250-byte name exited $?"
-[ "$(echo item-long | "$TOOL" check "$long")" = item-long ] || fail "add to a 250-byte name lost its item"
+"$TOOL" build --items 100 -o "$long" small.txt || die "build -o a 250-byte name exited $?"
+echo item-long | "$TOOL" add "$long" || die "add to a 250-byte name exited $?"
+[ "$(echo item-long | "$TOOL" check "$long")" = item-long ] || die "add to a 250-byte name lost its item"
 rm "$long"
 
 # output that cannot be written: standard output, a device
@@ -265,10 +262,10 @@ rc=0
 	ulimit -f 100
 	"$TOOL" add limited/f.bf small.txt && "$TOOL" build --items 1000000 -o limited/f.bf small.txt
 ) 2>err.txt || rc=$?
-[ $rc -eq 3 ] || fail "a write past ulimit -f exited $rc, not 3 ($(head -c 300 err.txt))"
-grep -qF "File too large" err.txt || fail "a write past ulimit -f says: $(head -c 300 err.txt)"
+[ $rc -eq 3 ] || die "a write past ulimit -f exited $rc, not 3 ($(head -c 300 err.txt))"
+grep -qF "File too large" err.txt || die "a write past ulimit -f says: $(head -c 300 err.txt)"
 "$TOOL" add limited.orig small.txt
-cmp -s limited/f.bf limited.orig || fail "a build past ulimit -f changed the file"
+cmp -s limited/f.bf limited.orig || die "a build past ulimit -f changed the file"
 only_files "a write past ulimit -f" limited f.bf
 
 # ---- signals ---------------------------------------------------------------------------
@@ -288,13 +285,13 @@ stopped_while_reading() { # signal command-words... (the output file is sig/f.bf
 	pid=$!
 	exec 3>feed # returns once bloomtool opened its input, after it created its temporary file
 	ls -A sig | grep -q '^\.f\.bf\.bloomtool-tmp\.' ||
-		fail "$*: no temporary file .f.bf.bloomtool-tmp.* while reading the input: $(files_in sig)"
+		die "$*: no temporary file .f.bf.bloomtool-tmp.* while reading the input: $(files_in sig)"
 	seq 1 50000 >&3
 	rc=0
 	kill "-$sig" "$pid"
 	{ wait "$pid"; } 2>/dev/null || rc=$?
 	exec 3>&-
-	[ $rc -eq $((128 + $(signum "$sig"))) ] || fail "$* stopped by SIG$sig exited $rc ($(cat sig.err))"
+	[ $rc -eq $((128 + $(signum "$sig"))) ] || die "$* stopped by SIG$sig exited $rc ($(cat sig.err))"
 }
 for sig in TERM INT HUP; do
 	stopped_while_reading "$sig" build --items 1000000 -o sig/f.bf
@@ -302,7 +299,7 @@ for sig in TERM INT HUP; do
 	"$TOOL" build --items 1000 -o sig/f.bf small.txt
 	cp sig/f.bf sig.orig
 	stopped_while_reading "$sig" add sig/f.bf
-	cmp -s sig/f.bf sig.orig || fail "an add stopped by SIG$sig changed the file"
+	cmp -s sig/f.bf sig.orig || die "an add stopped by SIG$sig changed the file"
 	only_files "an add stopped by SIG$sig" sig f.bf
 	rm sig/f.bf
 done
@@ -317,19 +314,19 @@ if strace -f -qq -o /dev/null true 2>/dev/null; then
 		(strace -f -qq -o /dev/null -e trace=fsync -e "inject=fsync:signal=$sig" \
 			env --default-signal=HUP,INT,TERM "$TOOL" add sig/f.bf small.txt 2>sig.err; exit $?) 2>/dev/null || rc=$?
 		[ $rc -eq $((128 + $(signum "$sig"))) ] ||
-			fail "an add stopped by SIG$sig at fsync exited $rc ($(cat sig.err))"
-		cmp -s sig/f.bf sig.orig || fail "an add stopped by SIG$sig before its rename changed the file"
+			die "an add stopped by SIG$sig at fsync exited $rc ($(cat sig.err))"
+		cmp -s sig/f.bf sig.orig || die "an add stopped by SIG$sig before its rename changed the file"
 		only_files "an add stopped by SIG$sig at fsync" sig f.bf
 	done
 	# a failed fsync is an error like any other
 	expect 3 "Input/output error" strace -qq -o /dev/null -e trace=fsync -e inject=fsync:error=EIO \
 		"$TOOL" add sig/f.bf small.txt
-	cmp -s sig/f.bf sig.orig || fail "an add whose fsync failed changed the file"
+	cmp -s sig/f.bf sig.orig || die "an add whose fsync failed changed the file"
 	only_files "an add whose fsync failed" sig f.bf
 	# the file is synced, renamed, then its directory synced
 	strace -qq -o order.trace -e trace=fsync,rename,renameat2 "$TOOL" add sig/f.bf small.txt
 	order=$(grep -o '^[a-z0-9]*' order.trace | tr '\n' ' ')
-	[ "$order" = "fsync rename fsync " ] || fail "add syncs and renames in the order: $order"
+	[ "$order" = "fsync rename fsync " ] || die "add syncs and renames in the order: $order"
 	rm sig/f.bf
 else
 	skipped+=("signals and errors at fsync (strace cannot trace here)")
@@ -347,9 +344,9 @@ seq 101 200 >&3 || true # fails if bloomtool died of it
 exec 3>&-
 rc=0
 wait "$pid" || rc=$?
-[ $rc -eq 0 ] || fail "a build whose caller ignores SIGINT exited $rc on SIGINT ($(cat sig.err))"
+[ $rc -eq 0 ] || die "a build whose caller ignores SIGINT exited $rc on SIGINT ($(cat sig.err))"
 [ "$("$TOOL" info sig/ignored.bf | awk '$1 == "items_added" { print $2 }')" -eq 200 ] ||
-	fail "a build whose caller ignores SIGINT lost lines"
+	die "a build whose caller ignores SIGINT lost lines"
 rm sig/ignored.bf
 
 # SIGKILL cannot be caught: the temporary file stays, under a name that says what it is
@@ -362,9 +359,9 @@ rc=0
 kill -KILL "$pid"
 { wait "$pid"; } 2>/dev/null || rc=$?
 exec 3>&-
-[ $rc -eq 137 ] || fail "a build killed by SIGKILL exited $rc"
+[ $rc -eq 137 ] || die "a build killed by SIGKILL exited $rc"
 left=$(ls -A sig | grep '^\.killed\.bf\.bloomtool-tmp\.......$' || true)
-[ -n "$left" ] || fail "SIGKILL left no .killed.bf.bloomtool-tmp.XXXXXX: $(files_in sig)"
+[ -n "$left" ] || die "SIGKILL left no .killed.bf.bloomtool-tmp.XXXXXX: $(files_in sig)"
 rm -f -- "sig/$left" feed
 only_files "signals" sig
 
@@ -378,20 +375,20 @@ ln -s "$WORK/other/into.bf" links/chain.bf  # absolute, to a link
 n=0
 for link in links/rel.bf other/into.bf links/chain.bf; do
 	n=$((n + 1))
-	echo "via-link-$n" | "$TOOL" add "$link" || fail "add through $link exited $?"
-	[ -L "$link" ] || fail "add through $link replaced the link with a file"
+	echo "via-link-$n" | "$TOOL" add "$link" || die "add through $link exited $?"
+	[ -L "$link" ] || die "add through $link replaced the link with a file"
 	[ "$(echo "via-link-$n" | "$TOOL" check links/real.bf)" = "via-link-$n" ] ||
-		fail "add through $link did not reach the file it names"
+		die "add through $link did not reach the file it names"
 done
 only_files "add through links" links chain.bf real.bf rel.bf
 only_files "add through links" other into.bf
 # union and build through a link, and build through a dangling link creates the file
 "$TOOL" union links/rel.bf links/real.bf -o other/into.bf
-[ -L other/into.bf ] || fail "union -o a link replaced the link"
+[ -L other/into.bf ] || die "union -o a link replaced the link"
 ln -s ../links/new.bf other/dangling.bf
 "$TOOL" build --items 10 -o other/dangling.bf small.txt
-[ -L other/dangling.bf ] && [ -f links/new.bf ] || fail "build -o a dangling link did not create the file it names"
-[ "$(echo item-7 | "$TOOL" check other/dangling.bf)" = item-7 ] || fail "the file built through a dangling link lacks its items"
+[ -L other/dangling.bf ] && [ -f links/new.bf ] || die "build -o a dangling link did not create the file it names"
+[ "$(echo item-7 | "$TOOL" check other/dangling.bf)" = item-7 ] || die "the file built through a dangling link lacks its items"
 only_files "links" links chain.bf new.bf real.bf rel.bf
 only_files "links" other dangling.bf into.bf
 
@@ -401,12 +398,12 @@ mkdir owner
 umask 027
 "$TOOL" build --items 10 -o owner/umask.bf small.txt
 [ "$(stat -c %a owner/umask.bf)" = 640 ] ||
-	fail "a new file under umask 027 has mode $(stat -c %a owner/umask.bf), not 640"
+	die "a new file under umask 027 has mode $(stat -c %a owner/umask.bf), not 640"
 umask 022
 "$TOOL" build --items 2000 -o owner/mode.bf small.txt
 chmod 0604 owner/mode.bf
 echo item-x | "$TOOL" add owner/mode.bf
-[ "$(stat -c %a owner/mode.bf)" = 604 ] || fail "add changed mode 604 to $(stat -c %a owner/mode.bf)"
+[ "$(stat -c %a owner/mode.bf)" = 604 ] || die "add changed mode 604 to $(stat -c %a owner/mode.bf)"
 if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
 	group=$(id -gn nobody)
 	"$TOOL" build --items 2000 -o owner/nobodys.bf small.txt
@@ -416,23 +413,23 @@ if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
 	for target in nobodys.bf link.bf; do
 		echo "root-adds-$target" | "$TOOL" add "owner/$target"
 		[ "$(stat -c '%U:%G %a' owner/nobodys.bf)" = "nobody:$group 640" ] ||
-			fail "root's add through $target made nobody's file $(stat -c '%U:%G %a' owner/nobodys.bf)"
+			die "root's add through $target made nobody's file $(stat -c '%U:%G %a' owner/nobodys.bf)"
 	done
 	[ "$(runuser -u nobody -- "$TOOL" check owner/nobodys.bf <<<root-adds-link.bf)" = root-adds-link.bf ] ||
-		fail "nobody cannot read its file after root's add"
+		die "nobody cannot read its file after root's add"
 	# and nobody can still rewrite it, in a directory it may write
 	chown nobody owner
 	runuser -u nobody -- "$TOOL" add owner/nobodys.bf small.txt ||
-		fail "nobody's add to its file after root's failed"
+		die "nobody's add to its file after root's failed"
 	[ "$(stat -c '%U:%G %a' owner/nobodys.bf)" = "nobody:$group 640" ] ||
-		fail "nobody's add made its file $(stat -c '%U:%G %a' owner/nobodys.bf)"
+		die "nobody's add made its file $(stat -c '%U:%G %a' owner/nobodys.bf)"
 	# a user who may write the directory but does not own the file: it becomes theirs (a
 	# rename cannot keep another owner), with its mode
 	"$TOOL" build --items 2000 -o owner/roots.bf small.txt
 	chmod 0644 owner/roots.bf
-	runuser -u nobody -- "$TOOL" add owner/roots.bf <<<"nobody-adds" || fail "nobody's add to root's file failed"
+	runuser -u nobody -- "$TOOL" add owner/roots.bf <<<"nobody-adds" || die "nobody's add to root's file failed"
 	[ "$(stat -c '%U %a' owner/roots.bf)" = "nobody 644" ] ||
-		fail "nobody's add made root's file $(stat -c '%U %a' owner/roots.bf), not nobody 644"
+		die "nobody's add made root's file $(stat -c '%U %a' owner/roots.bf), not nobody 644"
 	only_files "owner kept" owner link.bf mode.bf nobodys.bf roots.bf umask.bf
 else
 	skipped+=("owner kept (needs root and a nobody user)")
@@ -442,8 +439,8 @@ fi
 ln owner/linked.bf owner/hard.bf
 cp owner/linked.bf linked.orig
 echo item-new | "$TOOL" add owner/linked.bf
-cmp -s owner/hard.bf linked.orig || fail "add to one name of a hard-linked file changed the other"
-[ "$(echo item-new | "$TOOL" check owner/linked.bf)" = item-new ] || fail "add to a hard-linked file lost its item"
+cmp -s owner/hard.bf linked.orig || die "add to one name of a hard-linked file changed the other"
+[ "$(echo item-new | "$TOOL" check owner/linked.bf)" = item-new ] || die "add to a hard-linked file lost its item"
 no_temp_left "all"
 
 note=""

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/sql/agg_memory.sh - bloomfilter_agg holds the filter plus constant memory, not
+# test/cluster/agg_memory.sh - bloomfilter_agg holds the filter plus constant memory, not
 # anything per row.
 #
 # Builds a filter sized for 10 million items (about 12 MB, the same for every run) over
@@ -21,6 +21,7 @@
 # /proc/<backend pid>/status.  Creates its own database and drops it at the end.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 db="bf_agg_memory_$$"
 limit_kb=8192
@@ -56,7 +57,6 @@ SQL
 	echo "$out"
 }
 
-fail=0
 declare -A before after size
 for run in "int_1e6|i|1000000" "int_1e7|i|10000000" "text_2e6|md5(i::text)|2000000"; do
 	IFS='|' read -r label expr rows <<<"$run"
@@ -76,16 +76,6 @@ for run in "int_1e6|i|1000000" "int_1e7|i|10000000" "text_2e6|md5(i::text)|20000
 		$((after[$label] - before[$label])) "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')"
 done
 
-check() { # description condition...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok:   $what"
-	else
-		echo "FAIL: $what"
-		fail=1
-	fi
-}
 
 filter_kb=$((size[int_1e7] / 1024))
 growth_1e6=$((after[int_1e6] - before[int_1e6]))

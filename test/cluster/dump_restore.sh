@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/sql/dump_restore.sh - filters survive pg_dump / pg_restore and COPY byte for byte.
+# test/cluster/dump_restore.sh - filters survive pg_dump / pg_restore and COPY byte for byte.
 #
 # Builds, in $PGDATABASE, a table of filters of every variant in every storage form that
 # matters to a dump: empty and filled, seeds 0 and -1, a counting filter with saturated
@@ -32,7 +32,7 @@
 #
 # Run by scripts/server-tests.sh (PGDATABASE a fresh database, BF_TMPDIR a directory the
 # server can write to); by hand, inside pg_virtualenv:
-#     createdb x; PGDATABASE=x BF_TMPDIR=/tmp bash test/sql/dump_restore.sh
+#     createdb x; PGDATABASE=x BF_TMPDIR=/tmp bash test/cluster/dump_restore.sh
 # scripts/cross-version.sh runs it with BF_CROSS_EXPORT=DIR (build the source, write its
 # pg_dump -Fc and fingerprint to DIR, stop) on one PostgreSQL version and BF_CROSS_IMPORT=DIR
 # (restore that dump as the source, require the same fingerprint, then the same checks of
@@ -40,10 +40,10 @@
 # Drops the databases it creates.  Prints one PASS or FAIL line; exits non-zero on failure.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 : "${PGDATABASE:?set PGDATABASE to an empty database}"
 tmp=${BF_TMPDIR:-/tmp}
-bindir=$("${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}" --bindir)
 src=$PGDATABASE
 dst_custom="bf_dr_custom_$$"
 dst_plain="bf_dr_plain_$$"
@@ -52,7 +52,6 @@ work=$(mktemp -d -t bf-dump-restore.XXXXXX)
 srvfiles=("$tmp/bf_dr_$$.bin" "$tmp/bf_dr_$$.txt")
 
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
-q() { "$bindir/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 cleanup() {
 	q -d postgres -c "DROP DATABASE IF EXISTS $dst_custom" -c "DROP DATABASE IF EXISTS $dst_plain" \
@@ -62,17 +61,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail=0
-check() { # description, then a command that succeeds when the check passes
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok:   $what"
-	else
-		echo "FAIL: $what"
-		fail=1
-	fi
-}
 
 t0=$EPOCHREALTIME
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/sql/storage_reader.sh - STORAGE.md is enough to read a filter.
+# test/cluster/storage_reader.sh - STORAGE.md is enough to read a filter.
 #
 # test/reader/bloomfilter_reader.py was written from STORAGE.md alone.  This test builds
 # filters of both variants in SQL over a few thousand text, integer (int2, int4, int8), bytea
@@ -23,6 +23,7 @@
 # Prints one PASS or FAIL line; exits non-zero on failure.
 
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 ROOT=${BF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 PY=/usr/bin/python3
@@ -30,13 +31,9 @@ export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the source tree
 READER_DIR=$ROOT/test/reader
 DB=bf_reader_test
 
-fail() {
-	echo "FAIL storage_reader: $*"
-	exit 1
-}
 
 if ! "$PY" -c 'import xxhash' 2>/dev/null; then
-	fail "$PY cannot import the xxhash module (Debian package python3-xxhash is not installed;" \
+	die "$PY cannot import the xxhash module (Debian package python3-xxhash is not installed;" \
 		"install it with: apt-get install python3-xxhash)"
 fi
 
@@ -47,13 +44,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 # UTF-8 regardless of the cluster's default, so that non-ASCII text hashes as UTF-8
 PGOPTIONS="-c client_min_messages=warning" q -d postgres \
 	-c "DROP DATABASE IF EXISTS $DB" \
 	-c "CREATE DATABASE $DB TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'" ||
-	fail "could not create database $DB"
+	die "could not create database $DB"
 export PGDATABASE=$DB PGCLIENTENCODING=UTF8
 
 # ---- 1. filters, probes and the extension's answers -----------------------------------------
@@ -211,14 +207,14 @@ SQL
 SQL
 } | sed "s|WORK/|$WORK/|g" >"$WORK/build.sql"
 
-q -f "$WORK/build.sql" || fail "building and exporting the filters failed (see above)"
+q -f "$WORK/build.sql" || die "building and exporting the filters failed (see above)"
 cat "$WORK"/probes-*.csv >"$WORK/probes.csv"
 
 # bloomfilter_info, when this version has it: fill the last column of filters.csv
 if [ "$(q -At -c "SELECT to_regproc('bloomfilter_info') IS NOT NULL")" = t ]; then
 	q -c "\\copy (SELECT name, to_jsonb(bloomfilter_info(f))::text FROM cases ORDER BY name) TO '$WORK/info.csv' WITH (FORMAT csv)" ||
-		fail "bloomfilter_info failed"
-	"$PY" - "$WORK" <<'PY' || fail "could not merge bloomfilter_info"
+		die "bloomfilter_info failed"
+	"$PY" - "$WORK" <<'PY' || die "could not merge bloomfilter_info"
 import csv, sys
 csv.field_size_limit(1 << 30)
 w = sys.argv[1]
@@ -235,16 +231,16 @@ fi
 # ---- 2. STORAGE.md's canonical-bytes vectors and worked examples ----------------------------
 
 "$PY" "$READER_DIR/check_storage.py" vectors-sql "$ROOT/STORAGE.md" "$WORK" ||
-	fail "could not read the canonical-vectors table of STORAGE.md"
-q -f "$WORK/vectors.sql" || fail "adding STORAGE.md's canonical-vector elements failed"
+	die "could not read the canonical-vectors table of STORAGE.md"
+q -f "$WORK/vectors.sql" || die "adding STORAGE.md's canonical-vector elements failed"
 "$PY" "$READER_DIR/check_storage.py" examples-sql "$ROOT/STORAGE.md" "$WORK" ||
-	fail "could not read the worked examples of STORAGE.md"
-q -f "$WORK/examples.sql" || fail "running the queries of STORAGE.md's worked examples failed"
+	die "could not read the worked examples of STORAGE.md"
+q -f "$WORK/examples.sql" || die "running the queries of STORAGE.md's worked examples failed"
 
 # ---- 3. crafted headers: accepted or rejected, and why ---------------------------------------
 
-"$PY" "$READER_DIR/check_storage.py" mutations "$WORK" || fail "could not craft headers"
-q <<SQL || fail "validating the crafted headers failed"
+"$PY" "$READER_DIR/check_storage.py" mutations "$WORK" || die "could not craft headers"
+q <<SQL || die "validating the crafted headers failed"
 CREATE TABLE mutations (label text, hex text);
 \\copy mutations FROM '$WORK/mutations.csv' WITH (FORMAT csv, FORCE_NOT_NULL (hex))
 CREATE FUNCTION try_cast(h text) RETURNS text LANGUAGE plpgsql AS \$\$
@@ -267,5 +263,5 @@ echo "storage_reader: checking the extension's bytes with test/reader/bloomfilte
 if "$PY" "$READER_DIR/check_storage.py" check "$ROOT/STORAGE.md" "$WORK"; then
 	echo "PASS storage_reader: the reader written from STORAGE.md agrees with the extension bit for bit"
 else
-	fail "the reader written from STORAGE.md disagrees with the extension (MISMATCH lines above)"
+	die "the reader written from STORAGE.md disagrees with the extension (MISMATCH lines above)"
 fi

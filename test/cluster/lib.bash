@@ -1,0 +1,34 @@
+# test/cluster/lib.bash - what the tests against a cluster share.  Each test sources it
+# right after "set -euo pipefail":
+#     source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+# (scripts/server-tests.sh runs test/cluster/*.sh; a .bash file is not a test of its own.)
+#
+#   bindir              the server's programs (pg_config --bindir)
+#   q ARGS...           psql without psqlrc, quiet, stopping at the first error
+#   qa ARGS...          the same, unaligned and without headers: values for the shell
+#   check WHAT CMD...   runs CMD: says "ok:   WHAT", or "FAIL: WHAT" and sets fail=1
+#   die WHAT...         says "FAIL <test>: WHAT" and exits 1 at once
+#   fail                0, or 1 once something failed: the test's exit status
+
+bf_test=$(basename "$0" .sh)
+bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+fail=0
+
+q() { "$bindir/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
+qa() { q -A -t "$@"; }
+
+check() {
+	local what=$1
+	shift
+	if "$@"; then
+		echo "ok:   $what"
+	else
+		echo "FAIL: $what"
+		fail=1
+	fi
+}
+
+die() {
+	echo "FAIL $bf_test: $*"
+	exit 1
+}
