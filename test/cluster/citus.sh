@@ -45,7 +45,7 @@
 #      prints the same lines ("omit on one server").
 # At the end no server log may show a crash, a PANIC or an internal error (XX000) other than
 # Citus's own refusal of the anyelement fallback, which section 2 provokes on purpose.
-# Prints the figures the README quotes (sizes, false-positive rates, plans, times); times are
+# Prints the figures doc/scaling-out.md quotes (sizes, false-positive rates, plans, times); times are
 # printed, never asserted.
 
 set -euo pipefail
@@ -487,7 +487,7 @@ section "8. doc/scaling-out.md's Citus section, exactly as written"
 
 readme_sql=$tmp/readme.sql
 awk '/^### Citus/ { on = 1; next } on && /^##/ { on = 0 }
-	on && /^<!-- test\/sql\/citus.sh runs this block -->/ { want = 1; next }
+	on && /^<!-- test\/cluster\/citus.sh runs this block -->/ { want = 1; next }
 	on && want && /^```sql/ { inside = 1; n++; next }
 	inside && /^```/ { inside = 0; want = 0; next }
 	inside { print }
@@ -497,7 +497,7 @@ cq -c "SET client_min_messages = warning" -c "DROP TABLE urls CASCADE"
 t8=$(date +%s)
 if cq -v ON_ERROR_STOP=1 -f "$readme_sql" >"$tmp/readme.out" 2>"$tmp/psql.err"; then
 	t8=$(($(date +%s) - t8))
-	ok "8: the README's SQL ran without error in $t8 s"
+	ok "8: the Citus section's SQL ran without error in $t8 s"
 	# what it prints (SELECT create_distributed_table prints an empty line): the probe of a stored
 	# URL, then the certainly-new URLs
 	grep -v '^$' "$tmp/readme.out" >"$tmp/readme.lines" || true
@@ -516,55 +516,55 @@ SELECT 'new', count(*), count(*) FILTER (WHERE u.url IS NULL)
 FROM readme_candidates c LEFT JOIN readme_urls u USING (url);
 SELECT 'plan62', bytes FROM bloomfilter_plan(50000000, 0.01) WHERE variant = 'blocked';
 SQL
-	) || fail "8: checking the README's tables failed: $out"
+	) || fail "8: checking the Citus section's tables failed: $out"
 	IFS='|' read -r _ nurls part < <(grep '^urls|' <<<"$out")
 	IFS='|' read -r _ whole bytes < <(grep '^whole|' <<<"$out")
 	IFS='|' read -r _ nbuckets nsame < <(grep '^buckets|' <<<"$out")
 	IFS='|' read -r _ ncand nnew < <(grep '^new|' <<<"$out")
 	IFS='|' read -r _ bytes50m < <(grep '^plan62|' <<<"$out")
 	[ "$part" = t ] && [ "$whole" = t ] &&
-		ok "8: README: bloomfilter_agg(url, 1000000, 0.01) over $nurls URLs: worker partials + coordinator combine, byte for byte the local filter ($bytes bytes)" ||
-		fail "8: README: the distributed aggregate: partials $part, equal $whole"
+		ok "8: scaling-out.md: bloomfilter_agg(url, 1000000, 0.01) over $nurls URLs: worker partials + coordinator combine, byte for byte the local filter ($bytes bytes)" ||
+		fail "8: scaling-out.md: the distributed aggregate: partials $part, equal $whole"
 	[ "$nbuckets" = 64 ] && [ "$nsame" = 64 ] &&
-		ok "8: README: INSERT INTO url_filters ... GROUP BY 1: 64 bucket filters, each byte for byte the local one" ||
-		fail "8: README: url_filters: $nbuckets buckets, $nsame equal to the local ones"
+		ok "8: scaling-out.md: INSERT INTO url_filters ... GROUP BY 1: 64 bucket filters, each byte for byte the local one" ||
+		fail "8: scaling-out.md: url_filters: $nbuckets buckets, $nsame equal to the local ones"
 	probe=$(sed -n 1p "$tmp/readme.lines")
 	reported=$(sed -n '2,$p' "$tmp/readme.lines" | sort)
 	truly_new=$(cq -c "SELECT url FROM readme_candidates c WHERE NOT EXISTS (SELECT FROM readme_urls u WHERE u.url = c.url)" | sort)
 	nrep=$(grep -c . <<<"$reported" || true)
 	wrong=$(comm -23 <(echo "$reported") <(echo "$truly_new") | grep -c . || true)
-	[ "$probe" = t ] && ok "8: README: EXECUTE probe(<a stored URL>) answers t" ||
-		fail "8: README: the probe of a stored URL answered '$probe'"
+	[ "$probe" = t ] && ok "8: scaling-out.md: EXECUTE probe(<a stored URL>) answers t" ||
+		fail "8: scaling-out.md: the probe of a stored URL answered '$probe'"
 	[ "$wrong" = 0 ] && [ "$nrep" -gt 0 ] && [ $((nrep * 100)) -ge $((nnew * 95)) ] &&
-		ok "8: README: the certainly-new query: $nrep of $ncand candidates reported new, none of them stored ($nnew are new; false positives hide $((nnew - nrep)))" ||
-		fail "8: README: the certainly-new query reported $nrep, $wrong of them stored ($nnew truly new)"
-	[ "$bytes50m" = 61987520 ] && ok "8: README: a blocked filter for 50,000,000 items at 1 % is $bytes50m bytes" ||
-		fail "8: README: bloomfilter_plan(50000000, 0.01) blocked: $bytes50m bytes"
+		ok "8: scaling-out.md: the certainly-new query: $nrep of $ncand candidates reported new, none of them stored ($nnew are new; false positives hide $((nnew - nrep)))" ||
+		fail "8: scaling-out.md: the certainly-new query reported $nrep, $wrong of them stored ($nnew truly new)"
+	[ "$bytes50m" = 61987520 ] && ok "8: scaling-out.md: a blocked filter for 50,000,000 items at 1 % is $bytes50m bytes" ||
+		fail "8: scaling-out.md: bloomfilter_plan(50000000, 0.01) blocked: $bytes50m bytes"
 	echo "8: the plan of SELECT bloomfilter_agg(url, 1000000, 0.01) FROM urls:"
 	cq -c "SELECT plan_of('SELECT bloomfilter_agg(url, 1000000, 0.01) FROM urls')" | sed '/^$/d; s/^/    /'
 	section "8. the candidates table"
-	# the README's note on the candidates table: local works (above); a reference table works
+	# the note on the candidates table: local works (above); a reference table works
 	# too; a distributed one joined on a non-distribution column is refused by Citus
 	q="SELECT count(*) FROM %s c JOIN url_filters b ON b.bucket = hashtextextended(c.url, 0) & 63 WHERE NOT b.f @> c.url"
 	ref=$(cq -c "SET client_min_messages = warning" -c "CREATE TABLE cand_ref AS SELECT * FROM readme_candidates" -c "SELECT create_reference_table('cand_ref')" \
 		-c "$(printf "$q" cand_ref)" 2>&1 | grep -v '^$' || true)
-	[ "$ref" = "$nrep" ] && ok "8: README: the same join with candidates as a reference table: $ref, the same" ||
-		fail "8: README: the join with a reference table gave '$ref' (local: $nrep)"
+	[ "$ref" = "$nrep" ] && ok "8: scaling-out.md: the same join with candidates as a reference table: $ref, the same" ||
+		fail "8: scaling-out.md: the join with a reference table gave '$ref' (local: $nrep)"
 	dist=$(cq -c "SET client_min_messages = warning" -c "CREATE TABLE cand_dist AS SELECT * FROM readme_candidates" -c "SELECT create_distributed_table('cand_dist', 'url')" \
 		-c "$(printf "$q" cand_dist)" 2>&1 || true)
 	[[ "$dist" == *"complex joins are only supported when all distributed tables are joined on their distribution columns"* ]] &&
-		ok "8: README: with candidates distributed, Citus refuses the join: ${dist##*ERROR:  }" ||
-		fail "8: README: the join with a distributed candidates table gave '$dist'"
+		ok "8: scaling-out.md: with candidates distributed, Citus refuses the join: ${dist##*ERROR:  }" ||
+		fail "8: scaling-out.md: the join with a distributed candidates table gave '$dist'"
 else
-	fail "8: the README's SQL failed:"
+	fail "8: the Citus section's SQL failed:"
 	sed 's/^/    /' "$tmp/psql.err"
 fi
 
-# ---- 9. the README's SQL on one server -------------------------------------------------------
+# ---- 9. the Citus section's SQL on one server -------------------------------------------------------
 # "omit on one server": the same blocks without their create_distributed_table lines, in a
 # database of the coordinator without Citus, print the same answers
 
-section "9. the README's SQL on one server"
+section "9. the Citus section's SQL on one server"
 if [ -s "$tmp/readme.lines" ]; then
 	grep -v 'create_distributed_table' "$readme_sql" >"$tmp/readme_one.sql"
 	psql -X -q -v ON_ERROR_STOP=1 -h "$CITUS_DIR" -p "${CITUS_PORTS[0]}" -U postgres -d postgres \
@@ -574,10 +574,10 @@ if [ -s "$tmp/readme.lines" ]; then
 		>"$tmp/readme_one.out" 2>"$tmp/psql.err"; then
 		one=$(grep -v '^$' "$tmp/readme_one.out" | sort)
 		cmp -s <(echo "$one") <(sort "$tmp/readme.lines") &&
-			ok "9: the README's SQL without create_distributed_table on one server: the same $(grep -c . <<<"$one") lines of output" ||
-			fail "9: the README's SQL on one server printed other answers than on Citus"
+			ok "9: the Citus section's SQL without create_distributed_table on one server: the same $(grep -c . <<<"$one") lines of output" ||
+			fail "9: the Citus section's SQL on one server printed other answers than on Citus"
 	else
-		fail "9: the README's SQL on one server failed:"
+		fail "9: the Citus section's SQL on one server failed:"
 		sed 's/^/    /' "$tmp/psql.err"
 	fi
 fi
