@@ -265,4 +265,4 @@ SELECT bool_and(f::bytea = (SELECT bloomfilter_agg(url, 20000, 0.01) FROM agg_ev
 FROM agg_daily AS d;
 
 DROP TABLE agg_src, agg_by_hash, agg_by_sort, agg_by_spill, agg_parts, agg_events, agg_daily;
-DROP FUNCTION sqlstate_of(text), agg_hash_batches(text);
+DROP FUNCTION agg_hash_batches(text);

@@ -232,7 +232,6 @@ FROM (SELECT bloomfilter_contains_all(fi, a) AS r, bloomfilter_contains_any(fi, 
 	  FROM setops_m, setops_arrays) AS x;
 
 DROP TABLE setops_f, setops_keep, setops_m, setops_arrays;
-DROP FUNCTION sqlstate_of(text);
 
 --
 -- = has a hash opclass: GROUP BY, UNION and hash joins work on filter

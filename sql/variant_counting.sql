@@ -335,4 +335,3 @@ SELECT bool_and(md5(f::bytea) = h) AS unchanged FROM counting_keep;
 
 DROP TABLE counting_f, counting_e, counting_u, counting_r, counting_s, counting_p,
 	counting_pf, counting_copied, counting_keep;
-DROP FUNCTION sqlstate_of(text);

@@ -419,5 +419,5 @@ FROM cuckoo_f f, cuckoo_saved s;
 DROP TABLE cuckoo_f, cuckoo_saved, cuckoo_removed, cuckoo_io, cuckoo_io_back, cuckoo_hostile,
 	cuckoo_parts, cuckoo_heavy, cuckoo_heavy_serial_scan, cuckoo_heavy_serial_agg,
 	cuckoo_heavy_parallel_scan, cuckoo_heavy_parallel_agg;
-DROP FUNCTION sqlstate_of(text), cuckoo_error(text), cuckoo_remove_even(bloomfilter),
+DROP FUNCTION cuckoo_error(text), cuckoo_remove_even(bloomfilter),
 	cuckoo_workers(text), cuckoo_heavy_build(text);

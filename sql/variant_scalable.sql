@@ -260,4 +260,3 @@ SELECT (SELECT md5((f | f)::bytea) FROM scalable_keep WHERE id = 1) <> '' AS sel
 SELECT bool_and(md5(f::bytea) = h) AS unchanged FROM scalable_keep;
 
 DROP TABLE scalable_f, scalable_u, scalable_copied, scalable_h, scalable_keep;
-DROP FUNCTION sqlstate_of(text);

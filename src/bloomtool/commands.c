@@ -16,6 +16,19 @@ need_operands(const Options *o, int min, int max, const char *what)
 		usage_error("unexpected argument \"%s\"", o->args[max]);
 }
 
+/* build and add: every line of the inputs added, the filter written to t */
+static int
+add_and_write(Filter *f, char **inputs, int ninputs, Target *t)
+{
+	Lines		r;
+
+	lines_init(&r, inputs, ninputs, 0);
+	add_lines(f, &r);
+	target_write(t, f);
+	bf_buf_free(&f->b);
+	return 0;
+}
+
 int
 cmd_build(Options *o)
 {
@@ -26,7 +39,6 @@ cmd_build(Options *o)
 	bf_params	params;
 	bf_status	st;
 	Filter		f;
-	Lines		r;
 	Target		t;
 
 	if (o->items == NULL)
@@ -57,18 +69,13 @@ cmd_build(Options *o)
 	if (st != BF_OK)
 		die_buf(&f, st, NULL);
 
-	lines_init(&r, o->args, o->nargs, 0);
-	add_lines(&f, &r);
-	target_write(&t, &f);
-	bf_buf_free(&f.b);
-	return 0;
+	return add_and_write(&f, o->args, o->nargs, &t);
 }
 
 int
 cmd_add(Options *o)
 {
 	Filter		f;
-	Lines		r;
 	Target		t;
 
 	need_operands(o, 1, -1, "filter FILE");
@@ -80,11 +87,7 @@ cmd_add(Options *o)
 		read_filter_fd(t.lock_fd, o->args[0], &f);
 	else
 		read_filter(o->args[0], &f);
-	lines_init(&r, o->args + 1, o->nargs - 1, 0);
-	add_lines(&f, &r);
-	target_write(&t, &f);
-	bf_buf_free(&f.b);
-	return 0;
+	return add_and_write(&f, o->args + 1, o->nargs - 1, &t);
 }
 
 int
