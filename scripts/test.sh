@@ -41,8 +41,10 @@ if [ "${1:-}" = all ]; then
 		fi
 	}
 	versions=${TEST_VERSIONS:-15 17 18}
+	core_tested=0
 	for v in $versions; do
-		part "PostgreSQL $v" "$MAKE" -s test PG_MAJOR="$v"
+		part "PostgreSQL $v" env BF_CORE_TESTED=$core_tested "$MAKE" -s test PG_MAJOR="$v"
+		core_tested=1
 	done
 	later=$(printf '%s\n' $versions | grep -vx 15 | tr '\n' ' ') || true
 	if [[ " $versions " == *" 15 "* && -n "$later" ]]; then
@@ -91,8 +93,15 @@ count_stage_failure() {
 	grep -q "^fail [0-9]* $1/" "$BF_TALLY" || echo "fail 1 $1/$2" >>"$BF_TALLY"
 }
 
-bash scripts/check-core.sh || count_stage_failure core harness
-bash scripts/fuzz.sh check || count_stage_failure fuzz harness
+# The core is pure C, the same for every PostgreSQL: make test-all tests it with the first
+# version only (BF_CORE_TESTED=1 for the others)
+if [ "${BF_CORE_TESTED:-0}" = 1 ]; then
+	bf_say "core tests and fuzzing: done once in this make test-all (the core does not depend on PostgreSQL)"
+	echo "skip 1 core/tested-with-the-first-version" >>"$BF_TALLY"
+else
+	bash scripts/check-core.sh || count_stage_failure core harness
+	bash scripts/fuzz.sh check || count_stage_failure fuzz harness
+fi
 
 bf_install
 
