@@ -112,11 +112,14 @@ struct varlena *
 filterbuf_detach(FilterBuf *fb)
 {
 	struct varlena *bf = fb->b.block;
-	char	   *src = (char *) filterbuf_flat(fb);
+	char	   *src;
 	char	   *dst = (char *) bf;
 	Size		n;
 
+	/* a buffer that owns its bytes, not yet detached */
+	Assert(fb->b.bytes != NULL && bf != NULL);
 	filterbuf_flush(fb);
+	src = (char *) filterbuf_flat(fb);	/* after the flush: current bytes */
 	n = VARSIZE(src);
 	/* front first: dst lies below src */
 	while (dst != src && n > 0)

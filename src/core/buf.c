@@ -103,11 +103,13 @@ bf_status
 bf_buf_copy(bf_buf *b, const bf_mem *mem, const bf_filter *f, bool aligned)
 {
 	size_t		len = BF_HEADER_SIZE + f->payload_bytes;
-	bf_status	st = bf_buf_alloc(b, mem, len, aligned);
+	const unsigned char *src = f->base;	/* f may be b->view */
+	bf_mem		own = *mem;		/* mem may lie in *b */
+	bf_status	st = bf_buf_alloc(b, &own, len, aligned);
 
 	if (st != BF_OK)
 		return st;
-	copy_yield(b->bytes, f->base, len, mem);
+	copy_yield(b->bytes, src, len, &own);
 	return open_own(b);
 }
 
@@ -242,9 +244,14 @@ bf_merge_new(const bf_filter *a, const bf_filter *b, bool intersect,
 {
 	uint64_t	need = 0;
 	bf_status	st;
+	bf_mem		own = *mem;		/* mem may lie in *out, as bf_buf_alloc allows */
 
+	/* a or b in *out would be wiped below, and out's bytes leaked */
+	if (a == &out->view || b == &out->view)
+		return BF_E_ARGUMENT;
+	mem = &own;
 	memset(out, 0, sizeof(*out));
-	out->mem = *mem;
+	out->mem = own;
 	out->aligned = aligned;
 	if (!bf_compatible(a, b))
 		return BF_E_INCOMPATIBLE;

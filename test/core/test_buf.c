@@ -231,8 +231,22 @@ test_merge(void)
 		CHECK(bf_buf_merge(&x, &y.view, false) == BF_OK &&
 			  bf_contains(&x.view, bf_hash_int64(1, 0)) &&
 			  bf_contains(&x.view, bf_hash_int64(2, 0)), "union in place");
+		/* arguments inside the buffer they fill */
+		CHECK(bf_merge_new(&x.view, &y.view, false, &x.mem, true, &x) == BF_E_ARGUMENT,
+			  "merge_new into one of its inputs is refused");
+		{
+			bf_buf		w = y;
+			unsigned char *old = w.bytes;
+			void	   *old_block = w.block;
+			bf_mem		m = w.mem;
+
+			CHECK(bf_buf_copy(&w, &w.mem, &w.view, true) == BF_OK &&
+				  w.len == y.len && memcmp(w.bytes, old, w.len) == 0,
+				  "bf_buf_copy of its own view with its own allocator");
+			bf_buf_free(&w);
+			m.free(m.arg, old_block);	/* y's bytes */
+		}
 		bf_buf_free(&x);
-		bf_buf_free(&y);
 		bf_buf_free(&z);
 	}
 	bf_buf_free(&a);
