@@ -246,15 +246,6 @@ SQL
 
 # ---- errors ------------------------------------------------------------------------------
 
-# expect STATUS MESSAGE-FRAGMENT command...: exit status and a fragment of standard error
-expect() {
-	local want=$1 fragment=$2 rc=0
-	shift 2
-	"$@" >out.txt 2>err.txt </dev/null || rc=$?
-	[ $rc -eq "$want" ] || die "$* exited $rc, not $want (stderr: $(head -c 300 err.txt))"
-	grep -qF -- "$fragment" err.txt || die "$*: stderr lacks \"$fragment\": $(head -c 300 err.txt)"
-}
-
 # bad files: status 2, and the DETAIL SQL gives for the same bytes
 good=tool_blocked.bf
 head -c 10 "$good" >short.bf

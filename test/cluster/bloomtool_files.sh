@@ -62,15 +62,6 @@ no_temp_left() { # context
 	[ -z "$left" ] || die "$1: a temporary file was left behind: $left"
 }
 
-# run STATUS FRAGMENT command...: the exit status and a fragment of standard error
-expect() {
-	local want=$1 fragment=$2 rc=0
-	shift 2
-	"$@" >out.txt 2>err.txt </dev/null || rc=$?
-	[ $rc -eq "$want" ] || die "$* exited $rc, not $want (stderr: $(head -c 300 err.txt))"
-	grep -qF -- "$fragment" err.txt || die "$*: stderr lacks \"$fragment\": $(head -c 300 err.txt)"
-}
-
 seq 1 1000 | sed 's/^/item-/' >small.txt
 
 # ---- input that cannot be read ---------------------------------------------------------

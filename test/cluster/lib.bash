@@ -8,6 +8,8 @@
 #   qa ARGS...          the same, unaligned and without headers: values for the shell
 #   check WHAT CMD...   runs CMD: says "ok:   WHAT", or "FAIL: WHAT" and sets fail=1
 #   die WHAT...         says "FAIL <test>: WHAT" and exits 1 at once
+#   expect STATUS FRAGMENT CMD...  runs CMD (output in out.txt, err.txt of the current
+#                       directory); dies unless it exits STATUS with FRAGMENT in its stderr
 #   fail                0, or 1 once something failed: the test's exit status
 
 bf_test=$(basename "$0" .sh)
@@ -31,4 +33,12 @@ check() {
 die() {
 	echo "FAIL $bf_test: $*"
 	exit 1
+}
+
+expect() {
+	local want=$1 fragment=$2 rc=0
+	shift 2
+	"$@" >out.txt 2>err.txt </dev/null || rc=$?
+	[ $rc -eq "$want" ] || die "$* exited $rc, not $want (stderr: $(head -c 300 err.txt))"
+	grep -qF -- "$fragment" err.txt || die "$*: stderr lacks \"$fragment\": $(head -c 300 err.txt)"
 }
