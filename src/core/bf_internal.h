@@ -34,22 +34,42 @@ typedef struct bf_variant_ops
 	/* the model: bits (and k) this layout needs for 'items' at 'fpr' */
 	bf_status	(*size) (double items, double fpr, uint64_t *bits,
 						 uint32_t *hashes);
-	/* fills p's bits, hashes, variant_word and payload_bytes for 'items' at 'fpr' */
+	/*
+	 * fills p's bits, hashes, variant_word and payload_bytes for 'items' at
+	 * 'fpr'; NULL: size, then plan_bits
+	 */
 	bf_status	(*plan) (double items, double fpr, bf_params *p);
-	/* the same for a requested shape (p->bits, p->hashes already set) */
+	/*
+	 * the same for a requested shape (p->bits, p->hashes already set);
+	 * NULL for a flat layout (cell_bits)
+	 */
 	bf_status	(*plan_bits) (bf_params *p);
 	/* most items 'bits' hold at 'fpr' with k hashes (0: the best k) */
 	double		(*capacity) (double bits, double fpr, uint32_t hashes);
-	/* round a requested bit count to one the layout can hold */
+	/* round a requested bit count to one the layout can hold; NULL: any */
 	uint64_t	(*round_bits) (uint64_t bits);
-	/* header consistency: bits, hashes, variant_word and payload_bytes agree */
+	/*
+	 * header consistency: bits, hashes, variant_word and payload_bytes
+	 * agree; NULL for a flat layout
+	 */
 	bf_status	(*check_header) (const bf_params *h);
 	/* writes the payload of an empty filter (already zeroed); may be NULL */
 	void		(*init) (const bf_params *p, unsigned char *payload);
 	/* expected false-positive rate of the layout */
 	double		(*fpr) (double bits, double items, double hashes);
-	/* checks on the payload beyond what the header tells */
+	/*
+	 * checks on the payload beyond what the header tells; NULL: none (a flat
+	 * layout's padding is checked by the core)
+	 */
 	bf_status	(*validate) (const bf_filter *f);
+	/*
+	 * A flat layout (blocked, classic, counting) is one array of 'bits'
+	 * cells of cell_bits bits each (1 or 4), padded with zero bits to whole
+	 * 64-bit words, in a header with no variant word and a bit count that
+	 * round_bits leaves as it is: the core plans, checks the header and
+	 * checks the padding of such a layout itself.  0 for other layouts.
+	 */
+	unsigned	cell_bits;
 	/*
 	 * dst |= src (or &=), both of this variant and compatible; with
 	 * merge_counts_items it also updates dst's items added itself
@@ -126,9 +146,6 @@ extern bf_status bf_blocked_size(double items, double fpr, uint64_t *bits,
 extern bf_status bf_merge_bits(bf_filter *dst, const bf_filter *src,
 							   bool intersect, bf_yield_fn yield, void *arg);
 
-/* format.c: the header rules shared by the single-array layouts */
-extern bf_status bf_bit_array_check(const bf_params *h, bool bits_valid,
-									uint64_t payload_bytes);
 
 /* Most bits a payload within BF_MAX_BYTES can hold */
 #define BF_MAX_PAYLOAD_BITS	((BF_MAX_BYTES - BF_HEADER_SIZE) * 8)

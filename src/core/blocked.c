@@ -101,52 +101,14 @@ blocked_round_bits(uint64_t bits)
 	return (bits + BF_BLOCK_BITS - 1) / BF_BLOCK_BITS * BF_BLOCK_BITS;
 }
 
-/* Whole blocks; the payload is the bits themselves */
-static bf_status
-blocked_plan_bits(bf_params *p)
-{
-	p->bits = blocked_round_bits(p->bits);
-	p->variant_word = 0;
-	p->payload_bytes = p->bits / 8;
-	return BF_OK;
-}
-
-static bf_status
-blocked_plan(double items, double fpr, bf_params *p)
-{
-	bf_status	st = bf_blocked_size(items, fpr, &p->bits, &p->hashes);
-
-	return st == BF_OK ? blocked_plan_bits(p) : st;
-}
-
-static bf_status
-blocked_check_header(const bf_params *h)
-{
-	return bf_bit_array_check(h, h->bits % BF_BLOCK_BITS == 0, h->bits / 8);
-}
-
-static bf_status
-blocked_validate(const bf_filter *f)
-{
-	(void) f;					/* every bit pattern is a valid payload */
-	return BF_OK;
-}
-
 const bf_variant_ops bf_blocked_ops = {
 	.name = "blocked",
-	.size = bf_blocked_size,
-	.capacity = bf_blocked_capacity,
-	.plan = blocked_plan,
-	.plan_bits = blocked_plan_bits,
-	.round_bits = blocked_round_bits,
-	.check_header = blocked_check_header,
-	.fpr = bf_blocked_fpr,
-	.validate = blocked_validate,
-	.merge = bf_merge_bits,
-	.fill = blocked_fill,
-	.estimate = blocked_estimate,
-	.add = blocked_add,
-	.contains = blocked_contains,
-	.line_of = blocked_line_of,
-	.add_many = blocked_add_many
+	/* one array of bits in whole blocks, sized by the blocked model */
+	.cell_bits = 1, .round_bits = blocked_round_bits,
+	.size = bf_blocked_size, .capacity = bf_blocked_capacity,
+	.fpr = bf_blocked_fpr, .fill = blocked_fill, .estimate = blocked_estimate,
+	/* elements, one cache line each; union and intersection */
+	.add = blocked_add, .contains = blocked_contains,
+	.line_of = blocked_line_of, .add_many = blocked_add_many,
+	.merge = bf_merge_bits
 };

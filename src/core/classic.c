@@ -33,56 +33,6 @@ classic_contains(const bf_filter *f, bf_hash h)
 	return true;
 }
 
-static uint64_t
-classic_round_bits(uint64_t bits)
-{
-	return bits;
-}
-
-/* Any bit count; the payload is padded to whole 64-bit words */
-static uint64_t
-classic_payload_bytes(uint64_t bits)
-{
-	return (bits + 63) / 64 * 8;
-}
-
-static bf_status
-classic_plan_bits(bf_params *p)
-{
-	p->variant_word = 0;
-	p->payload_bytes = classic_payload_bytes(p->bits);
-	return BF_OK;
-}
-
-static bf_status
-classic_plan(double items, double fpr, bf_params *p)
-{
-	bf_status	st = bf_classic_size(items, fpr, &p->bits, &p->hashes);
-
-	return st == BF_OK ? classic_plan_bits(p) : st;
-}
-
-static bf_status
-classic_check_header(const bf_params *h)
-{
-	return bf_bit_array_check(h, true, classic_payload_bytes(h->bits));
-}
-
-/* Padding bits past m stay zero, so equal sets give equal bytes */
-static bf_status
-classic_validate(const bf_filter *f)
-{
-	uint64_t	byte = f->bits / 8;
-	unsigned	used = (unsigned) (f->bits % 8);
-
-	if (used && (f->payload[byte++] >> used) != 0)
-		return BF_E_PADDING;
-	for (; byte < f->payload_bytes; byte++)
-		if (f->payload[byte] != 0)
-			return BF_E_PADDING;
-	return BF_OK;
-}
-
 /* A stranger needs k set bits: the rate now is (fill)^k */
 static void
 classic_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
@@ -115,17 +65,9 @@ classic_estimate(const bf_filter *f, uint64_t set)
 
 const bf_variant_ops bf_classic_ops = {
 	.name = "classic",
-	.size = bf_classic_size,
-	.capacity = bf_classic_capacity,
-	.plan = classic_plan,
-	.plan_bits = classic_plan_bits,
-	.round_bits = classic_round_bits,
-	.check_header = classic_check_header,
-	.fpr = bf_classic_fpr,
-	.validate = classic_validate,
-	.merge = bf_merge_bits,
-	.fill = classic_fill,
-	.estimate = classic_estimate,
-	.add = classic_add,
-	.contains = classic_contains
+	/* one array of any number of bits */
+	.cell_bits = 1,
+	.size = bf_classic_size, .capacity = bf_classic_capacity,
+	.fpr = bf_classic_fpr, .fill = classic_fill, .estimate = classic_estimate,
+	.add = classic_add, .contains = classic_contains, .merge = bf_merge_bits
 };

@@ -50,13 +50,6 @@ counter_put(unsigned char *payload, uint64_t i, unsigned v)
 		((payload[i >> 1] & ~(0x0Fu << shift)) | (v << shift));
 }
 
-/* Two counters per byte, padded to whole 8-byte words of 16 counters */
-static uint64_t
-counting_payload_bytes(uint64_t counters)
-{
-	return (counters / 16 + (counters % 16 != 0)) * 8;	/* no overflow */
-}
-
 static bf_status
 counting_add(bf_filter *f, bf_hash h)
 {
@@ -118,53 +111,6 @@ counting_remove(bf_filter *f, bf_hash h)
 		counter_put(f->payload, p.x, c - 1);
 		done[ndone++] = p.x;
 	}
-	return BF_OK;
-}
-
-static uint64_t
-counting_round_bits(uint64_t counters)
-{
-	return counters;
-}
-
-/* Any number of counters; header 'bits' is the counter count m */
-static bf_status
-counting_plan_bits(bf_params *p)
-{
-	p->variant_word = 0;
-	p->payload_bytes = counting_payload_bytes(p->bits);
-	return BF_OK;
-}
-
-/* The classic sizing: m counters where a classic filter needs m bits */
-static bf_status
-counting_plan(double items, double fpr, bf_params *p)
-{
-	bf_status	st = bf_classic_size(items, fpr, &p->bits, &p->hashes);
-
-	return st == BF_OK ? counting_plan_bits(p) : st;
-}
-
-static bf_status
-counting_check_header(const bf_params *h)
-{
-	return bf_bit_array_check(h, true, counting_payload_bytes(h->bits));
-}
-
-/*
- * Padding counters past m stay zero, so equal multisets give equal bytes.
- * They all lie in the last 8-byte word: at most 8 bytes to look at.
- */
-static bf_status
-counting_validate(const bf_filter *f)
-{
-	uint64_t	byte = f->bits / 2;
-
-	if ((f->bits & 1) && (f->payload[byte++] >> 4) != 0)
-		return BF_E_PADDING;
-	for (; byte < f->payload_bytes; byte++)
-		if (f->payload[byte] != 0)
-			return BF_E_PADDING;
 	return BF_OK;
 }
 
@@ -262,18 +208,13 @@ counting_estimate(const bf_filter *f, uint64_t nonzero)
 
 const bf_variant_ops bf_counting_ops = {
 	.name = "counting",
-	.size = bf_classic_size,
-	.capacity = bf_classic_capacity,
-	.plan = counting_plan,
-	.plan_bits = counting_plan_bits,
-	.round_bits = counting_round_bits,
-	.check_header = counting_check_header,
-	.fpr = bf_classic_fpr,
-	.validate = counting_validate,
-	.merge = counting_merge,
-	.fill = counting_fill,
-	.estimate = counting_estimate,
-	.add = counting_add,
-	.contains = counting_contains,
-	.remove = counting_remove
+	/*
+	 * one array of 4-bit counters ('bits' counts them), sized by the classic
+	 * model: m counters where a classic filter needs m bits
+	 */
+	.cell_bits = 4,
+	.size = bf_classic_size, .capacity = bf_classic_capacity,
+	.fpr = bf_classic_fpr, .fill = counting_fill, .estimate = counting_estimate,
+	.add = counting_add, .contains = counting_contains,
+	.remove = counting_remove, .merge = counting_merge
 };

@@ -523,13 +523,6 @@ cuckoo_capacity(double bits, double fpr, uint32_t hashes)
 	return floor(SLOTS * buckets * load_for(f, fpr) * (1 + 1e-12));
 }
 
-/* Every bit count: the table takes whole buckets (see plan_bits) */
-static uint64_t
-cuckoo_round_bits(uint64_t bits)
-{
-	return bits;
-}
-
 /* The model for one table of 'bits' slot bits holding 'items' */
 static double
 cuckoo_fpr(double bits, double items, double hashes)
@@ -1129,26 +1122,19 @@ cuckoo_compatible(const bf_filter *a, const bf_filter *b)
 
 const bf_variant_ops bf_cuckoo_ops = {
 	.name = "cuckoo",
-	.size = cuckoo_size,
-	.plan = cuckoo_plan,
-	.plan_bits = cuckoo_plan_bits,
-	.capacity = cuckoo_capacity,
-	.round_bits = cuckoo_round_bits,
-	.check_header = cuckoo_check_header,
-	.init = cuckoo_init,
-	.fpr = cuckoo_fpr,
-	.validate = cuckoo_validate,
-	.merge = cuckoo_merge,
-	.merge_counts_items = true,
-	.fill = cuckoo_fill,
+	/* sizing */
+	.size = cuckoo_size, .capacity = cuckoo_capacity, .fpr = cuckoo_fpr,
+	.plan = cuckoo_plan, .plan_bits = cuckoo_plan_bits,
+	/* the header and the stages */
+	.check_header = cuckoo_check_header, .init = cuckoo_init,
+	.validate = cuckoo_validate, .fill = cuckoo_fill,
 	.estimate = cuckoo_estimate,
-	.add = cuckoo_add,
-	.add_new = cuckoo_add_new,
-	.contains = cuckoo_contains,
-	.remove = cuckoo_remove,
-	.union_bytes = cuckoo_union_bytes,
-	.union_into = cuckoo_union_into,
-	.grow_bytes = cuckoo_grow_bytes,
-	.grow = cuckoo_grow,
-	.compatible = cuckoo_compatible
+	/* elements: a set (add_new), copies (add), removal */
+	.add = cuckoo_add, .add_new = cuckoo_add_new,
+	.contains = cuckoo_contains, .remove = cuckoo_remove,
+	/* growth and sets: a union is a set union */
+	.grow_bytes = cuckoo_grow_bytes, .grow = cuckoo_grow,
+	.compatible = cuckoo_compatible, .merge = cuckoo_merge,
+	.merge_counts_items = true,
+	.union_bytes = cuckoo_union_bytes, .union_into = cuckoo_union_into
 };

@@ -22,6 +22,85 @@ finish_plan(bf_params *p)
 	return BF_OK;
 }
 
+/* Payload bytes of a flat layout: cells padded to whole 64-bit words */
+static uint64_t
+flat_payload_bytes(const bf_variant_ops *ops, uint64_t cells)
+{
+	uint64_t	per_word = 64 / ops->cell_bits;
+
+	return (cells / per_word + (cells % per_word != 0)) * 8;	/* no overflow */
+}
+
+/* ops->plan_bits, or the rule of a flat layout */
+static bf_status
+plan_bits(const bf_variant_ops *ops, bf_params *p)
+{
+	if (ops->cell_bits == 0)
+		return ops->plan_bits(p);
+	if (ops->round_bits)
+		p->bits = ops->round_bits(p->bits);
+	p->variant_word = 0;
+	p->payload_bytes = flat_payload_bytes(ops, p->bits);
+	return BF_OK;
+}
+
+/*
+ * ops->check_header, or the rules of a flat layout: no variant word, 1 to
+ * 64 hashes, a bit count the layout can hold, and the payload it implies
+ */
+static bf_status
+check_header(const bf_variant_ops *ops, const bf_params *h)
+{
+	if (ops->cell_bits == 0)
+		return ops->check_header(h);
+	if (h->variant_word != 0)
+		return BF_E_FLAGS;
+	if (h->hashes < 1 || h->hashes > BF_MAX_HASHES)
+		return BF_E_HASHES;
+	if (h->bits < 1 || h->bits > BF_MAX_PAYLOAD_BITS ||
+		(ops->round_bits && ops->round_bits(h->bits) != h->bits))
+		return BF_E_BITS;
+	if (h->payload_bytes != flat_payload_bytes(ops, h->bits))
+		return BF_E_PAYLOAD;
+	return BF_OK;
+}
+
+/*
+ * ops->validate; for a flat layout, that the padding past the last cell is
+ * zero, so that equal contents give equal bytes
+ */
+static bf_status
+check_payload(const bf_filter *f)
+{
+	const bf_variant_ops *ops = bf_ops(f->variant);
+	uint64_t	byte,
+				used;
+
+	if (ops->cell_bits == 0)
+		return ops->validate ? ops->validate(f) : BF_OK;
+	byte = f->bits * ops->cell_bits / 8;
+	used = f->bits * ops->cell_bits % 8;
+	if (used && (f->payload[byte++] >> used) != 0)
+		return BF_E_PADDING;
+	for (; byte < f->payload_bytes; byte++)
+		if (f->payload[byte] != 0)
+			return BF_E_PADDING;
+	return BF_OK;
+}
+
+/* What every plan sets first; payload_bytes stays 0 if it fails early */
+static void
+start_plan(bf_params *p, bf_variant variant, uint64_t seed, uint64_t items,
+		   double fpr)
+{
+	p->variant = variant;
+	p->seed = seed;
+	p->expected_items = items;
+	p->target_fpr = fpr;
+	p->variant_word = 0;
+	p->payload_bytes = 0;
+}
+
 /* Shape of the smallest filter holding 'items' at rate 'fpr' */
 bf_status
 bf_plan(bf_variant variant, uint64_t items, double fpr, uint64_t seed,
@@ -34,13 +113,12 @@ bf_plan(bf_variant variant, uint64_t items, double fpr, uint64_t seed,
 		return BF_E_VARIANT;
 	if (!(items >= 1) || !(fpr > 0.0 && fpr < 1.0))
 		return BF_E_ARGUMENT;
-	params->variant = variant;
-	params->seed = seed;
-	params->expected_items = items;
-	params->target_fpr = fpr;
-	params->variant_word = 0;
-	params->payload_bytes = 0;	/* stays 0 if the plan fails before sizing */
-	st = ops->plan((double) items, fpr, params);
+	start_plan(params, variant, seed, items, fpr);
+	if (ops->plan)
+		st = ops->plan((double) items, fpr, params);
+	else if ((st = ops->size((double) items, fpr, &params->bits,
+							 &params->hashes)) == BF_OK)
+		st = plan_bits(ops, params);
 	if (st != BF_OK)
 		return st;
 	return finish_plan(params);
@@ -60,18 +138,14 @@ bf_plan_bits(bf_variant variant, uint64_t bits, uint32_t hashes,
 		return BF_E_ARGUMENT;
 	if (bits > (UINT64_MAX >> 1))
 		return BF_E_TOO_LARGE;
-	params->variant = variant;
+	start_plan(params, variant, seed, 0, 0.0);
 	params->hashes = hashes;
-	params->seed = seed;
 	params->bits = bits;
-	params->expected_items = 0;
-	params->target_fpr = 0.0;
-	params->payload_bytes = 0;
 	/*
 	 * The layout first, at any size (a variant that cannot be built from a
 	 * bit count says so, however large the request), then the limit
 	 */
-	st = ops->plan_bits(params);
+	st = plan_bits(ops, params);
 	if (st == BF_OK && bits > BF_MAX_PAYLOAD_BITS)
 		return BF_E_TOO_LARGE;
 	if (st != BF_OK)
@@ -96,27 +170,9 @@ bf_size_bytes(bf_variant variant, uint64_t bits, uint32_t hashes)
 	p.variant = variant;
 	p.hashes = hashes;
 	p.bits = bits;
-	if (ops->plan_bits(&p) != BF_OK)
+	if (plan_bits(ops, &p) != BF_OK)
 		return 0;
 	return BF_HEADER_SIZE + p.payload_bytes;
-}
-
-/*
- * The header rules of the single-array layouts: no variant word, 1 to 64
- * hashes, a bit count the layout can hold, and the payload it implies.
- */
-bf_status
-bf_bit_array_check(const bf_params *h, bool bits_valid, uint64_t payload_bytes)
-{
-	if (h->variant_word != 0)
-		return BF_E_FLAGS;
-	if (h->hashes < 1 || h->hashes > BF_MAX_HASHES)
-		return BF_E_HASHES;
-	if (h->bits < 1 || h->bits > BF_MAX_PAYLOAD_BITS || !bits_valid)
-		return BF_E_BITS;
-	if (h->payload_bytes != payload_bytes)
-		return BF_E_PAYLOAD;
-	return BF_OK;
 }
 
 /* Writes an empty filter into buf, which holds params->total_bytes */
@@ -165,16 +221,13 @@ bf_init_yield(const bf_params *params, void *buf, bf_yield_fn yield,
 }
 
 /*
- * Checks a header on its own (len may be just the header) and returns the
- * total length it declares, so that a reader can refuse an impossible size
- * before it allocates anything.
+ * Checks the header at b (len may be just the header) and reads it into h;
+ * h->total_bytes is the total length it declares.
  */
-bf_status
-bf_check_header(const void *buf, size_t len, uint64_t *total_bytes)
+static bf_status
+read_header(const unsigned char *b, size_t len, bf_params *h)
 {
-	const unsigned char *b = buf;
 	const bf_variant_ops *ops;
-	bf_params	h;
 	bf_status	st;
 
 	if (len < BF_HEADER_SIZE)
@@ -190,30 +243,46 @@ bf_check_header(const void *buf, size_t len, uint64_t *total_bytes)
 		return BF_E_HASH_SCHEME;
 	if (b[BF_OFF_FLAGS] != 0)
 		return BF_E_FLAGS;
-	h.variant = (bf_variant) b[BF_OFF_VARIANT];
-	h.hashes = bf_get_le32(b + BF_OFF_HASHES);
-	h.variant_word = bf_get_le32(b + BF_OFF_VARIANT_WORD);
-	h.seed = bf_get_le64(b + BF_OFF_SEED);
-	h.bits = bf_get_le64(b + BF_OFF_BITS);
-	h.expected_items = bf_get_le64(b + BF_OFF_EXPECTED);
-	h.target_fpr = bf_get_double(b + BF_OFF_TARGET);
-	h.payload_bytes = bf_get_le64(b + BF_OFF_PAYLOAD);
-	st = ops->check_header(&h);
+	h->variant = (bf_variant) b[BF_OFF_VARIANT];
+	h->hashes = bf_get_le32(b + BF_OFF_HASHES);
+	h->variant_word = bf_get_le32(b + BF_OFF_VARIANT_WORD);
+	h->seed = bf_get_le64(b + BF_OFF_SEED);
+	h->bits = bf_get_le64(b + BF_OFF_BITS);
+	h->expected_items = bf_get_le64(b + BF_OFF_EXPECTED);
+	h->target_fpr = bf_get_double(b + BF_OFF_TARGET);
+	h->payload_bytes = bf_get_le64(b + BF_OFF_PAYLOAD);
+	st = check_header(ops, h);
 	if (st != BF_OK)
 		return st;
-	if (h.payload_bytes > BF_MAX_BYTES - BF_HEADER_SIZE)
+	if (h->payload_bytes > BF_MAX_BYTES - BF_HEADER_SIZE)
 		return BF_E_TOO_LARGE;
 	/* sized for a rate (both set) or built from a bit count (both zero) */
 	if (bf_get_le64(b + BF_OFF_TARGET) == 0)
 	{
-		if (h.expected_items != 0)
+		if (h->expected_items != 0)
 			return BF_E_TARGET;
 	}
-	else if (!(h.target_fpr > 0.0 && h.target_fpr < 1.0) ||
-			 h.expected_items == 0)
+	else if (!(h->target_fpr > 0.0 && h->target_fpr < 1.0) ||
+			 h->expected_items == 0)
 		return BF_E_TARGET;
-	*total_bytes = BF_HEADER_SIZE + h.payload_bytes;
+	h->total_bytes = BF_HEADER_SIZE + h->payload_bytes;
 	return BF_OK;
+}
+
+/*
+ * Checks a header on its own (len may be just the header) and returns the
+ * total length it declares, so that a reader can refuse an impossible size
+ * before it allocates anything.
+ */
+bf_status
+bf_check_header(const void *buf, size_t len, uint64_t *total_bytes)
+{
+	bf_params	h;
+	bf_status	st = read_header(buf, len, &h);
+
+	if (st == BF_OK)
+		*total_bytes = h.total_bytes;
+	return st;
 }
 
 /* Validates the bytes of a filter and fills the view 'f' over them */
@@ -221,28 +290,28 @@ bf_status
 bf_open(void *buf, size_t len, bf_filter *f)
 {
 	unsigned char *b = buf;
-	uint64_t	total;
-	bf_status	st = bf_check_header(buf, len, &total);
+	bf_params	h;
+	bf_status	st = read_header(b, len, &h);
 
 	if (st != BF_OK)
 		return st;
-	if (len < total)
+	if (len < h.total_bytes)
 		return BF_E_TRUNCATED;
-	if (len > total)
+	if (len > h.total_bytes)
 		return BF_E_TRAILING;
 	f->base = b;
 	f->payload = b + BF_HEADER_SIZE;
-	f->variant = (bf_variant) b[BF_OFF_VARIANT];
-	f->hashes = bf_get_le32(b + BF_OFF_HASHES);
-	f->variant_word = bf_get_le32(b + BF_OFF_VARIANT_WORD);
-	f->seed = bf_get_le64(b + BF_OFF_SEED);
-	f->bits = bf_get_le64(b + BF_OFF_BITS);
-	f->blocks = f->bits / BF_BLOCK_BITS;
+	f->variant = h.variant;
+	f->hashes = h.hashes;
+	f->variant_word = h.variant_word;
+	f->seed = h.seed;
+	f->bits = h.bits;
+	f->blocks = h.bits / BF_BLOCK_BITS;
 	f->items = bf_get_le64(b + BF_OFF_ITEMS);
-	f->expected_items = bf_get_le64(b + BF_OFF_EXPECTED);
-	f->target_fpr = bf_get_double(b + BF_OFF_TARGET);
-	f->payload_bytes = bf_get_le64(b + BF_OFF_PAYLOAD);
-	return bf_ops(f->variant)->validate(f);
+	f->expected_items = h.expected_items;
+	f->target_fpr = h.target_fpr;
+	f->payload_bytes = h.payload_bytes;
+	return check_payload(f);
 }
 
 /*
@@ -265,7 +334,7 @@ bf_open_like(const unsigned char *header, const bf_filter *prev, void *buf,
 	*f = *prev;
 	f->base = b;
 	f->payload = b + BF_HEADER_SIZE;
-	return bf_ops(f->variant)->validate(f);
+	return check_payload(f);
 }
 
 const char *

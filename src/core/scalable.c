@@ -899,24 +899,19 @@ scalable_filter_capacity(const bf_filter *f)
 
 const bf_variant_ops bf_scalable_ops = {
 	.name = "scalable",
-	.size = scalable_size,
-	.capacity = scalable_capacity,
-	.plan = scalable_plan,
-	.plan_bits = scalable_plan_bits,
+	/* sizing: the first stage, and what the stages present hold */
+	.size = scalable_size, .capacity = scalable_capacity, .fpr = bf_blocked_fpr,
+	.plan = scalable_plan, .plan_bits = scalable_plan_bits,
 	.round_bits = scalable_round_bits,
-	.check_header = scalable_check_header,
-	.init = scalable_init,
-	.fpr = bf_blocked_fpr,
-	.validate = scalable_validate,
-	.merge = scalable_merge,
-	.fill = scalable_fill,
-	.add = scalable_add,
-	.contains = scalable_contains,
-	.union_bytes = scalable_union_bytes,
-	.union_into = scalable_union_into,
-	.grow_bytes = scalable_grow_bytes,
-	.grow = scalable_grow,
-	.compatible = scalable_compatible,
 	.filter_capacity = scalable_filter_capacity,
+	/* the header and the stages */
+	.check_header = scalable_check_header, .init = scalable_init,
+	.validate = scalable_validate, .fill = scalable_fill,
+	/* elements */
+	.add = scalable_add, .contains = scalable_contains,
 	.add_grows = scalable_add_grows,
+	/* growth and sets */
+	.grow_bytes = scalable_grow_bytes, .grow = scalable_grow,
+	.compatible = scalable_compatible, .merge = scalable_merge,
+	.union_bytes = scalable_union_bytes, .union_into = scalable_union_into
 };

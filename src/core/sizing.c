@@ -106,7 +106,9 @@ bf_capacity(bf_variant variant, uint64_t bits, double fpr, uint64_t *items)
 		return BF_E_ARGUMENT;
 	if ((double) bits > MAX_BITS)
 		return BF_E_TOO_LARGE;
-	n = ops->capacity((double) ops->round_bits(bits), fpr, 0);
+	if (ops->round_bits)
+		bits = ops->round_bits(bits);
+	n = ops->capacity((double) bits, fpr, 0);
 	if (!(n < 9.2e18))
 		return BF_E_TOO_LARGE;	/* more items than a 63-bit count holds */
 	*items = (uint64_t) n;
