@@ -143,6 +143,12 @@ extern bf_status bf_classic_size(double items, double fpr, uint64_t *bits,
 								 uint32_t *hashes);
 extern bf_status bf_blocked_size(double items, double fpr, uint64_t *bits,
 								 uint32_t *hashes);
+/* blocked.c: set bits and the rate now of an array of blocks (also scalable) */
+extern double bf_blocks_fill(const unsigned char *blocks, uint64_t nblocks,
+							 uint32_t hashes, uint64_t *set,
+							 bf_yield_fn yield, void *arg);
+/* classic.c: distinct items explaining 'set' of m positions (also counting) */
+extern double bf_classic_estimate(const bf_filter *f, uint64_t set);
 extern bf_status bf_merge_bits(bf_filter *dst, const bf_filter *src,
 							   bool intersect, bf_yield_fn yield, void *arg);
 
@@ -291,10 +297,10 @@ bf_blocked_line(const bf_filter *f, uint64_t hi)
 #define BF_YIELD_BYTES	(UINT64_C(1) << 20)
 
 /*
- * dst = combine(dst, src), 64-bit word by word over two payloads of the
- * same size (a multiple of 8), calling 'yield' every BF_YIELD_BYTES
- * (bf_merge_words, below).  Inline, so that a constant 'combine' is
- * inlined into the loop.
+ * dst = unite(dst, src), or meet(dst, src) for an intersection, 64-bit word
+ * by word over two payloads of the same size (a multiple of 8), calling
+ * 'yield' every BF_YIELD_BYTES (bf_merge_words, below).  Inline, so that
+ * constant functions are inlined into the loop.
  */
 typedef uint64_t (*bf_word_fn) (uint64_t dst, uint64_t src);
 
@@ -445,9 +451,11 @@ bf_positions_next(bf_positions *p)
 }
 
 static inline void
-bf_merge_words(bf_filter *dst, const bf_filter *src, bf_word_fn combine,
-			   bf_yield_fn yield, void *arg)
+bf_merge_words(bf_filter *dst, const bf_filter *src, bool intersect,
+			   bf_word_fn unite, bf_word_fn meet, bf_yield_fn yield, void *arg)
 {
+	unsigned char *d = dst->payload;
+	const unsigned char *s = src->payload;
 	uint64_t	n = dst->payload_bytes,
 				done = 0;
 
@@ -456,9 +464,12 @@ bf_merge_words(bf_filter *dst, const bf_filter *src, bf_word_fn combine,
 		uint64_t	end = n - done > BF_YIELD_BYTES ? done + BF_YIELD_BYTES : n;
 		uint64_t	i;
 
-		for (i = done; i < end; i += 8)
-			bf_store64(dst->payload + i, combine(bf_load64(dst->payload + i),
-												 bf_load64(src->payload + i)));
+		if (intersect)
+			for (i = done; i < end; i += 8)
+				bf_store64(d + i, meet(bf_load64(d + i), bf_load64(s + i)));
+		else
+			for (i = done; i < end; i += 8)
+				bf_store64(d + i, unite(bf_load64(d + i), bf_load64(s + i)));
 		done = end;
 		if (yield && done < n)
 			yield(arg);

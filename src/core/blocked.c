@@ -46,33 +46,42 @@ blocked_contains(const bf_filter *f, bf_hash h)
 }
 
 /*
- * A stranger lands in one block and needs its k bits set there, so the rate
- * the filter answers with now is the mean over blocks of (block fill)^k.
+ * The set bits of 'nblocks' blocks, and the rate they answer with now: a
+ * stranger lands in one block and needs its k bits set there, so the mean
+ * over blocks of (block fill)^k.  Calls 'yield' every BF_YIELD_BYTES.
  */
-static void
-blocked_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
-			 void *arg)
+double
+bf_blocks_fill(const unsigned char *blocks, uint64_t nblocks, uint32_t hashes,
+			   uint64_t *set, bf_yield_fn yield, void *arg)
 {
-	uint64_t	set = 0,
+	uint64_t	total = 0,
 				i;
 	double		rate_sum = 0.0;
 
-	for (i = 0; i < f->blocks; i++)
+	for (i = 0; i < nblocks; i++)
 	{
-		const unsigned char *block = f->payload + i * BF_BLOCK_BYTES;
+		const unsigned char *block = blocks + i * BF_BLOCK_BYTES;
 		unsigned	in_block = 0;
 		int			w;
 
 		for (w = 0; w < BF_BLOCK_BYTES; w += 8)
 			in_block += bf_popcount64(bf_load64(block + w));
-		set += in_block;
+		total += in_block;
 		if (in_block)
-			rate_sum += pow((double) in_block / BF_BLOCK_BITS, f->hashes);
+			rate_sum += pow((double) in_block / BF_BLOCK_BITS, hashes);
 		if (yield && (i + 1) % (BF_YIELD_BYTES / BF_BLOCK_BYTES) == 0)
 			yield(arg);
 	}
-	stats->bits_set = set;
-	stats->fpr = rate_sum / (double) f->blocks;
+	*set = total;
+	return rate_sum / (double) nblocks;
+}
+
+static void
+blocked_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
+			 void *arg)
+{
+	stats->fpr = bf_blocks_fill(f->payload, f->blocks, f->hashes,
+								&stats->bits_set, yield, arg);
 }
 
 /*

@@ -52,8 +52,8 @@ classic_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 }
 
 /* Swamidass and Baldi: n = -(m / k) ln(1 - X / m) */
-static double
-classic_estimate(const bf_filter *f, uint64_t set)
+double
+bf_classic_estimate(const bf_filter *f, uint64_t set)
 {
 	if (set == 0)
 		return 0.0;				/* not -0.0 */
@@ -68,6 +68,6 @@ const bf_variant_ops bf_classic_ops = {
 	/* one array of any number of bits */
 	.cell_bits = 1,
 	.size = bf_classic_size, .capacity = bf_classic_capacity,
-	.fpr = bf_classic_fpr, .fill = classic_fill, .estimate = classic_estimate,
+	.fpr = bf_classic_fpr, .fill = classic_fill, .estimate = bf_classic_estimate,
 	.add = classic_add, .contains = classic_contains, .merge = bf_merge_bits
 };

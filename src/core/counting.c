@@ -161,10 +161,7 @@ static bf_status
 counting_merge(bf_filter *dst, const bf_filter *src, bool intersect,
 			   bf_yield_fn yield, void *arg)
 {
-	if (intersect)
-		bf_merge_words(dst, src, min_word, yield, arg);
-	else
-		bf_merge_words(dst, src, add_word, yield, arg);
+	bf_merge_words(dst, src, intersect, add_word, min_word, yield, arg);
 	return BF_OK;
 }
 
@@ -196,16 +193,6 @@ counting_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 	stats->fpr = pow((double) nonzero / (double) f->bits, f->hashes);
 }
 
-/* As classic (Swamidass and Baldi): n = -(m / k) ln(1 - X / m) */
-static double
-counting_estimate(const bf_filter *f, uint64_t nonzero)
-{
-	if (nonzero == 0)
-		return 0.0;				/* not -0.0 */
-	return -((double) f->bits / f->hashes) *
-		log(1.0 - (double) nonzero / (double) f->bits);
-}
-
 const bf_variant_ops bf_counting_ops = {
 	.name = "counting",
 	/*
@@ -214,7 +201,8 @@ const bf_variant_ops bf_counting_ops = {
 	 */
 	.cell_bits = 4,
 	.size = bf_classic_size, .capacity = bf_classic_capacity,
-	.fpr = bf_classic_fpr, .fill = counting_fill, .estimate = counting_estimate,
+	.fpr = bf_classic_fpr, .fill = counting_fill,
+	.estimate = bf_classic_estimate,	/* from the non-zero counters */
 	.add = counting_add, .contains = counting_contains,
 	.remove = counting_remove, .merge = counting_merge
 };

@@ -818,8 +818,7 @@ scalable_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 			  void *arg)
 {
 	unsigned char *p = f->payload;
-	uint64_t	set = 0,
-				since = 0;
+	uint64_t	set = 0;
 	double		log_pass_none = 0.0,
 				items = 0.0;
 	uint32_t	i;
@@ -827,30 +826,11 @@ scalable_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 	for (i = 0; i < f->variant_word; i++)
 	{
 		stage		s;
-		uint64_t	b,
-					stage_set = 0;
-		double		rate_sum = 0.0;
+		uint64_t	stage_set;
 
 		stage_read(p, &s);
-		for (b = 0; b < s.nblocks; b++)
-		{
-			const unsigned char *block = s.blocks + b * BF_BLOCK_BYTES;
-			unsigned	in_block = 0;
-			int			w;
-
-			for (w = 0; w < BF_BLOCK_BYTES; w += 8)
-				in_block += bf_popcount64(bf_load64(block + w));
-			stage_set += in_block;
-			if (in_block)
-				rate_sum += pow((double) in_block / BF_BLOCK_BITS, s.hashes);
-			if ((since += BF_BLOCK_BYTES) >= BF_YIELD_BYTES)
-			{
-				since = 0;
-				if (yield)
-					yield(arg);
-			}
-		}
-		log_pass_none += log1p(-rate_sum / (double) s.nblocks);
+		log_pass_none += log1p(-bf_blocks_fill(s.blocks, s.nblocks, s.hashes,
+											   &stage_set, yield, arg));
 		set += stage_set;
 		/* the stage's blocked estimate; a full stage explains any count */
 		if (stage_set >= s.bits)

@@ -46,10 +46,7 @@ bf_status
 bf_merge_bits(bf_filter *dst, const bf_filter *src, bool intersect,
 			  bf_yield_fn yield, void *arg)
 {
-	if (intersect)
-		bf_merge_words(dst, src, and_word, yield, arg);
-	else
-		bf_merge_words(dst, src, or_word, yield, arg);
+	bf_merge_words(dst, src, intersect, or_word, and_word, yield, arg);
 	return BF_OK;
 }
 
