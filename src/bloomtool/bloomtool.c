@@ -122,6 +122,27 @@ die_invalid(const char *path, bf_status st)
 /* ---------------------------------------------------------------- options */
 
 
+/* The options, by long name and short letter, and where they go */
+typedef struct OptionDef
+{
+	const char *name;
+	char		letter;			/* 0: no short form */
+	bool		is_flag;		/* an int set to 1, else a value */
+	size_t		offset;			/* in Options */
+} OptionDef;
+
+static const OptionDef option_defs[] = {
+	{"items", 'n', false, offsetof(Options, items)},
+	{"fpr", 'p', false, offsetof(Options, fpr)},
+	{"variant", 0, false, offsetof(Options, variant)},
+	{"seed", 0, false, offsetof(Options, seed)},
+	{"output", 'o', false, offsetof(Options, output)},
+	{"invert", 'v', true, offsetof(Options, invert)},
+	{"count", 'c', true, offsetof(Options, count)},
+	{"help", 'h', true, 0},		/* prints the usage */
+	{NULL}
+};
+
 /*
  * Parses the options after the command; options and operands may come in
  * any order, "--" ends the options.  'allowed' lists the long names the
@@ -144,6 +165,7 @@ parse_options(int argc, char **argv, const char *allowed, Options *o)
 		const char *value = NULL;
 		const char **slot = NULL;
 		int		   *flag = NULL;
+		const OptionDef *d;
 		char		key[32];
 
 		if (only_operands || a[0] != '-' || a[1] == '\0')
@@ -171,19 +193,9 @@ parse_options(int argc, char **argv, const char *allowed, Options *o)
 		else
 		{
 			/* -n N or -nN; the flags -v, -c and -h take no value */
-			static const struct
-			{
-				char		letter;
-				const char *name;
-			}			shorts[] = {
-				{'n', "items"}, {'p', "fpr"}, {'o', "output"},
-				{'v', "invert"}, {'c', "count"}, {'h', "help"},
-			};
-			size_t		j;
-
-			for (j = 0; j < sizeof(shorts) / sizeof(shorts[0]); j++)
-				if (shorts[j].letter == a[1])
-					name = shorts[j].name;
+			for (d = option_defs; d->name; d++)
+				if (d->letter == a[1])
+					name = d->name;
 			if (name == NULL)
 				usage_error("unknown option \"%s\"", a);
 			if (a[2] != '\0')
@@ -195,20 +207,12 @@ parse_options(int argc, char **argv, const char *allowed, Options *o)
 			fputs(usage_text, stdout);
 			exit(0);
 		}
-		if (strcmp(name, "items") == 0)
-			slot = &o->items;
-		else if (strcmp(name, "fpr") == 0)
-			slot = &o->fpr;
-		else if (strcmp(name, "variant") == 0)
-			slot = &o->variant;
-		else if (strcmp(name, "seed") == 0)
-			slot = &o->seed;
-		else if (strcmp(name, "output") == 0)
-			slot = &o->output;
-		else if (strcmp(name, "invert") == 0)
-			flag = &o->invert;
-		else if (strcmp(name, "count") == 0)
-			flag = &o->count;
+		for (d = option_defs; d->name && strcmp(d->name, name) != 0; d++)
+			;
+		if (d->name && d->is_flag)
+			flag = (int *) ((char *) o + d->offset);
+		else if (d->name)
+			slot = (const char **) ((char *) o + d->offset);
 
 		/* allowed is " items fpr ... ": match whole words only */
 		if (slot == NULL && flag == NULL)

@@ -72,7 +72,8 @@ typedef struct bf_variant_ops
 	unsigned	cell_bits;
 	/*
 	 * dst |= src (or &=), both of this variant and compatible; with
-	 * merge_counts_items it also updates dst's items added itself
+	 * merge_counts_items it also updates dst's items added itself.  NULL
+	 * for bit arrays (blocked, classic): OR and AND
 	 */
 	bf_status	(*merge) (bf_filter *dst, const bf_filter *src, bool intersect,
 						  bf_yield_fn yield, void *arg);
@@ -149,8 +150,6 @@ extern double bf_blocks_fill(const unsigned char *blocks, uint64_t nblocks,
 							 bf_yield_fn yield, void *arg);
 /* classic.c: distinct items explaining 'set' of m positions (also counting) */
 extern double bf_classic_estimate(const bf_filter *f, uint64_t set);
-extern bf_status bf_merge_bits(bf_filter *dst, const bf_filter *src,
-							   bool intersect, bf_yield_fn yield, void *arg);
 
 
 /* Most bits a payload within BF_MAX_BYTES can hold */
@@ -297,10 +296,24 @@ bf_blocked_line(const bf_filter *f, uint64_t hi)
 #define BF_YIELD_BYTES	(UINT64_C(1) << 20)
 
 /*
- * dst = unite(dst, src), or meet(dst, src) for an intersection, 64-bit word
- * by word over two payloads of the same size (a multiple of 8), calling
- * 'yield' every BF_YIELD_BYTES (bf_merge_words, below).  Inline, so that
- * constant functions are inlined into the loop.
+ * A meter of long work (union, copy): bf_tick calls the yield hook after
+ * every BF_YIELD_BYTES of bytes read or written, counted in bits
+ */
+typedef struct bf_ticker
+{
+	bf_yield_fn yield;
+	void	   *arg;
+	uint64_t	bits;
+} bf_ticker;
+
+/* buf.c: memcpy in pieces, ticking after each */
+extern void bf_copy_ticking(unsigned char *dst, const unsigned char *src,
+							uint64_t bytes, bf_ticker *t);
+
+/*
+ * d = unite(d, s), or meet(d, s) for an intersection, 64-bit word by word
+ * over n bytes (a multiple of 8), ticking 't' (bf_merge_words, below).
+ * Inline, so that constant functions are inlined into the loop.
  */
 typedef uint64_t (*bf_word_fn) (uint64_t dst, uint64_t src);
 
@@ -451,13 +464,33 @@ bf_positions_next(bf_positions *p)
 }
 
 static inline void
-bf_merge_words(bf_filter *dst, const bf_filter *src, bool intersect,
-			   bf_word_fn unite, bf_word_fn meet, bf_yield_fn yield, void *arg)
+bf_tick(bf_ticker *t, uint64_t bits)
 {
-	unsigned char *d = dst->payload;
-	const unsigned char *s = src->payload;
-	uint64_t	n = dst->payload_bytes,
-				done = 0;
+	if ((t->bits += bits) >= BF_YIELD_BYTES * 8)
+	{
+		t->bits = 0;
+		if (t->yield)
+			t->yield(t->arg);
+	}
+}
+
+static inline uint64_t
+bf_and_word(uint64_t a, uint64_t b)
+{
+	return a & b;
+}
+
+static inline uint64_t
+bf_or_word(uint64_t a, uint64_t b)
+{
+	return a | b;
+}
+
+static inline void
+bf_merge_words(unsigned char *d, const unsigned char *s, uint64_t n,
+			   bool intersect, bf_word_fn unite, bf_word_fn meet, bf_ticker *t)
+{
+	uint64_t	done = 0;
 
 	while (done < n)
 	{
@@ -470,9 +503,8 @@ bf_merge_words(bf_filter *dst, const bf_filter *src, bool intersect,
 		else
 			for (i = done; i < end; i += 8)
 				bf_store64(d + i, unite(bf_load64(d + i), bf_load64(s + i)));
+		bf_tick(t, (end - done) * 8);
 		done = end;
-		if (yield && done < n)
-			yield(arg);
 	}
 }
 

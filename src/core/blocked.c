@@ -116,8 +116,7 @@ const bf_variant_ops bf_blocked_ops = {
 	.cell_bits = 1, .round_bits = blocked_round_bits,
 	.size = bf_blocked_size, .capacity = bf_blocked_capacity,
 	.fpr = bf_blocked_fpr, .fill = blocked_fill, .estimate = blocked_estimate,
-	/* elements, one cache line each; union and intersection */
+	/* elements, one cache line each */
 	.add = blocked_add, .contains = blocked_contains,
-	.line_of = blocked_line_of, .add_many = blocked_add_many,
-	.merge = bf_merge_bits
+	.line_of = blocked_line_of, .add_many = blocked_add_many
 };

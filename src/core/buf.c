@@ -81,21 +81,20 @@ bf_buf_create(bf_buf *b, const bf_mem *mem, const bf_params *params,
 	return open_own(b);
 }
 
-/* memcpy in pieces, with a call of the yield hook after each */
-static void
-copy_yield(unsigned char *dst, const unsigned char *src, size_t n,
-		   const bf_mem *mem)
+/* memcpy in pieces, ticking after each */
+void
+bf_copy_ticking(unsigned char *dst, const unsigned char *src, uint64_t bytes,
+				bf_ticker *t)
 {
-	while (n > 0)
+	while (bytes > 0)
 	{
-		size_t		len = n < BF_YIELD_BYTES ? n : BF_YIELD_BYTES;
+		uint64_t	len = bytes < BF_YIELD_BYTES ? bytes : BF_YIELD_BYTES;
 
 		memcpy(dst, src, len);
 		dst += len;
 		src += len;
-		n -= len;
-		if (mem->yield && n > 0)
-			mem->yield(mem->yield_arg);
+		bytes -= len;
+		bf_tick(t, len * 8);
 	}
 }
 
@@ -105,11 +104,12 @@ bf_buf_copy(bf_buf *b, const bf_mem *mem, const bf_filter *f, bool aligned)
 	size_t		len = BF_HEADER_SIZE + f->payload_bytes;
 	const unsigned char *src = f->base;	/* f may be b->view */
 	bf_mem		own = *mem;		/* mem may lie in *b */
+	bf_ticker	t = {own.yield, own.yield_arg, 0};
 	bf_status	st = bf_buf_alloc(b, &own, len, aligned);
 
 	if (st != BF_OK)
 		return st;
-	copy_yield(b->bytes, src, len, &own);
+	bf_copy_ticking(b->bytes, src, len, &t);
 	return open_own(b);
 }
 

@@ -69,5 +69,5 @@ const bf_variant_ops bf_classic_ops = {
 	.cell_bits = 1,
 	.size = bf_classic_size, .capacity = bf_classic_capacity,
 	.fpr = bf_classic_fpr, .fill = classic_fill, .estimate = bf_classic_estimate,
-	.add = classic_add, .contains = classic_contains, .merge = bf_merge_bits
+	.add = classic_add, .contains = classic_contains
 };

@@ -161,7 +161,10 @@ static bf_status
 counting_merge(bf_filter *dst, const bf_filter *src, bool intersect,
 			   bf_yield_fn yield, void *arg)
 {
-	bf_merge_words(dst, src, intersect, add_word, min_word, yield, arg);
+	bf_ticker	t = {yield, arg, 0};
+
+	bf_merge_words(dst->payload, src->payload, dst->payload_bytes, intersect,
+				   add_word, min_word, &t);
 	return BF_OK;
 }
 

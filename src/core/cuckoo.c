@@ -171,6 +171,20 @@ stage_next(const stage *s, unsigned f)
 	return s->area + area_bytes(s->buckets, f);
 }
 
+/*
+ * Reads stage s of f into st, st holding stage s - 1 when s > 0; false past
+ * the last.  for (s = 0; stage_visit(f, s, &st); s++) walks every stage,
+ * and leaves st at the newest.
+ */
+static inline bool
+stage_visit(const bf_filter *f, uint32_t s, stage *st)
+{
+	if (s >= f->variant_word)
+		return false;
+	stage_at(s == 0 ? f->payload : stage_next(st, f->hashes), st);
+	return true;
+}
+
 static inline void
 stage_set_used(stage *s, uint64_t used)
 {
@@ -205,21 +219,17 @@ static bool
 cuckoo_contains(const bf_filter *f, bf_hash h)
 {
 	unsigned	fw = f->hashes;
-	unsigned char *rec = f->payload;
+	stage		st;
 	probe		p;
 	uint32_t	s;
 
 	probe_start(&p, h, fw);
-	for (s = 0; s < f->variant_word; s++)
+	for (s = 0; stage_visit(f, s, &st); s++)
 	{
-		stage		st;
-
-		stage_at(rec, &st);
 		probe_stage(&p, h, &st);
 		if (bucket_find(st.area, p.i1, fw, p.fp) >= 0 ||
 			bucket_find(st.area, p.i2, fw, p.fp) >= 0)
 			return true;
-		rec = stage_next(&st, fw);
 	}
 	return false;
 }
@@ -322,8 +332,7 @@ cuckoo_insert(bf_filter *f, bf_hash h, bool if_absent, bool *added)
 	unsigned	fw = f->hashes,
 				copies = 0,
 				room = 2 * SLOTS;
-	unsigned char *rec = f->payload,
-			   *free_rec = NULL;
+	unsigned char *free_rec = NULL;
 	uint64_t	free_bit = 0;
 	stage		st;
 	probe		p;
@@ -336,7 +345,7 @@ cuckoo_insert(bf_filter *f, bf_hash h, bool if_absent, bool *added)
 		int			j1,
 					j2;
 
-		stage_at(rec, &st);
+		stage_at(s == 0 ? f->payload : stage_next(&st, fw), &st);
 		probe_stage(&p, h, &st);
 		j1 = bucket_scan(st.area, p.i1, fw, p.fp, &copies);
 		if (p.i2 != p.i1)
@@ -349,17 +358,16 @@ cuckoo_insert(bf_filter *f, bf_hash h, bool if_absent, bool *added)
 		}
 		if (j1 >= 0)
 		{
-			free_rec = rec;
+			free_rec = st.rec;
 			free_bit = slot_bit(p.i1, (unsigned) j1, fw);
 		}
 		else if (j2 >= 0)
 		{
-			free_rec = rec;
+			free_rec = st.rec;
 			free_bit = slot_bit(p.i2, (unsigned) j2, fw);
 		}
 		if (s + 1 >= f->variant_word)
-			break;
-		rec = stage_next(&st, fw);
+			break;				/* st stays at the newest stage */
 	}
 	if (if_absent && copies > 0)
 		return BF_OK;
@@ -405,31 +413,28 @@ static bf_status
 cuckoo_remove(bf_filter *f, bf_hash h)
 {
 	unsigned	fw = f->hashes;
-	unsigned char *rec = f->payload,
-			   *found_rec = NULL;
+	unsigned char *found_rec = NULL;
 	uint64_t	found_bit = 0;
 	stage		st;
 	probe		p;
 	uint32_t	s;
 
 	probe_start(&p, h, fw);
-	for (s = 0; s < f->variant_word; s++)
+	for (s = 0; stage_visit(f, s, &st); s++)
 	{
 		int			j;
 
-		stage_at(rec, &st);
 		probe_stage(&p, h, &st);
 		if ((j = bucket_find(st.area, p.i1, fw, p.fp)) >= 0)
 		{
-			found_rec = rec;
+			found_rec = st.rec;
 			found_bit = slot_bit(p.i1, (unsigned) j, fw);
 		}
 		else if ((j = bucket_find(st.area, p.i2, fw, p.fp)) >= 0)
 		{
-			found_rec = rec;
+			found_rec = st.rec;
 			found_bit = slot_bit(p.i2, (unsigned) j, fw);
 		}
-		rec = stage_next(&st, fw);
 	}
 	if (found_rec == NULL)
 		return BF_E_NOT_FOUND;
@@ -669,19 +674,13 @@ cuckoo_init(const bf_params *p, unsigned char *payload)
 static uint64_t
 next_buckets(const bf_filter *f)
 {
-	unsigned char *rec = f->payload;
 	uint64_t	most = 0;
+	stage		st;
 	uint32_t	s;
 
-	for (s = 0; s < f->variant_word; s++)
-	{
-		stage		st;
-
-		stage_at(rec, &st);
+	for (s = 0; stage_visit(f, s, &st); s++)
 		if (st.buckets > most)
 			most = st.buckets;
-		rec = stage_next(&st, f->hashes);
-	}
 	return 2 * most;
 }
 
@@ -763,41 +762,6 @@ typedef struct union_plan
 	uint64_t	add_bits;
 } union_plan;
 
-/* Calls the yield hook after every BF_YIELD_BYTES of slots read or written */
-typedef struct ticker
-{
-	bf_yield_fn yield;
-	void	   *arg;
-	uint64_t	bits;
-} ticker;
-
-static inline void
-tick(ticker *t, uint64_t bits)
-{
-	if ((t->bits += bits) >= BF_YIELD_BYTES * 8)
-	{
-		t->bits = 0;
-		if (t->yield)
-			t->yield(t->arg);
-	}
-}
-
-/* memcpy in pieces, yielding between them */
-static void
-copy_ticking(unsigned char *dst, const unsigned char *src, uint64_t bytes,
-			 ticker *t)
-{
-	while (bytes > 0)
-	{
-		uint64_t	len = bytes < BF_YIELD_BYTES ? bytes : BF_YIELD_BYTES;
-
-		memcpy(dst, src, len);
-		dst += len;
-		src += len;
-		bytes -= len;
-		tick(t, len * 8);
-	}
-}
 
 static void
 stage_list(unsigned char *payload, uint32_t n, unsigned f, stage *out)
@@ -870,7 +834,7 @@ plan_union(const bf_filter *dst, const bf_filter *src, union_plan *u,
 	stage	   *same[MAX_STAGES];
 	uint8_t		index[MAX_STAGES];
 	bool		taken[MAX_STAGES] = {false};
-	ticker		tk = {yield, arg, 0};
+	bf_ticker	tk = {yield, arg, 0};
 	uint32_t	s;
 
 	stage_list(dst->payload, dst->variant_word, f, d);
@@ -900,7 +864,7 @@ plan_union(const bf_filter *dst, const bf_filter *src, union_plan *u,
 				if (fp != 0 && !held_in(same, k, f, fp, b))
 					n++;
 			}
-			tick(&tk, SLOTS * f * (1 + 2 * (uint64_t) k));
+			bf_tick(&tk, SLOTS * f * (1 + 2 * (uint64_t) k));
 			if (n == 0)
 				continue;
 			left += n;
@@ -936,7 +900,7 @@ plan_union(const bf_filter *dst, const bf_filter *src, union_plan *u,
 static uint64_t
 write_union(const bf_filter *dst, unsigned char *payload,
 			const bf_filter *src, unsigned char *tail, const union_plan *u,
-			ticker *tk)
+			bf_ticker *tk)
 {
 	unsigned	f = dst->hashes;
 	stage		d[MAX_STAGES],
@@ -994,7 +958,7 @@ write_union(const bf_filter *dst, unsigned char *payload,
 				slot_put(out.area, slot_bit(b, (unsigned) free_j, f), f, in[j]);
 				moved++;
 			}
-			tick(tk, SLOTS * f * (2 + 2 * (uint64_t) k));
+			bf_tick(tk, SLOTS * f * (2 + 2 * (uint64_t) k));
 		}
 		stage_set_used(&out, out.used + moved < SLOTS * out.buckets ?
 					   out.used + moved : SLOTS * out.buckets);
@@ -1033,7 +997,7 @@ cuckoo_merge(bf_filter *dst, const bf_filter *src, bool intersect,
 			 bf_yield_fn yield, void *arg)
 {
 	union_plan	u;
-	ticker		tk = {yield, arg, 0};
+	bf_ticker	tk = {yield, arg, 0};
 	uint64_t	stored;
 
 	if (intersect)
@@ -1052,13 +1016,13 @@ cuckoo_union_into(const bf_filter *dst, const bf_filter *src,
 				  unsigned char *out, bf_yield_fn yield, void *arg)
 {
 	union_plan	u;
-	ticker		tk = {yield, arg, 0};
+	bf_ticker	tk = {yield, arg, 0};
 	uint64_t	stored;
 
 	plan_union(dst, src, &u, yield, arg);
 	if (dst->variant_word + u.chained > MAX_STAGES)
 		return BF_E_TOO_LARGE;
-	copy_ticking(out, dst->base, BF_HEADER_SIZE + dst->payload_bytes, &tk);
+	bf_copy_ticking(out, dst->base, BF_HEADER_SIZE + dst->payload_bytes, &tk);
 	stored = write_union(dst, out + BF_HEADER_SIZE, src,
 						 out + BF_HEADER_SIZE + dst->payload_bytes, &u, &tk);
 	put_shape(out, dst->variant_word + u.chained, dst->bits + u.add_bits,
@@ -1080,21 +1044,17 @@ static void
 cuckoo_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 			void *arg)
 {
-	unsigned char *rec = f->payload;
 	uint64_t	used = 0;
 	double		load_sum = 0.0;
+	stage		st;
 	uint32_t	s;
 
 	(void) yield;
 	(void) arg;
-	for (s = 0; s < f->variant_word; s++)
+	for (s = 0; stage_visit(f, s, &st); s++)
 	{
-		stage		st;
-
-		stage_at(rec, &st);
 		used += st.used;
 		load_sum += (double) st.used / (double) (SLOTS * st.buckets);
-		rec = stage_next(&st, f->hashes);
 	}
 	stats->bits_set = used * f->hashes;
 	stats->fpr = rate_at(f->hashes, load_sum);

@@ -98,6 +98,19 @@ stage_end(const stage *s)
 	return s->blocks + s->bits / 8;
 }
 
+/*
+ * Reads stage i of f into s, s holding stage i - 1 when i > 0; false past
+ * the last.  for (i = 0; stage_visit(f, i, &s); i++) walks every stage.
+ */
+static inline bool
+stage_visit(const bf_filter *f, uint32_t i, stage *s)
+{
+	if (i >= f->variant_word)
+		return false;
+	stage_read(i == 0 ? f->payload : stage_end(s), s);
+	return true;
+}
+
 static void
 stage_write(unsigned char *head, uint64_t bits, uint64_t capacity,
 			uint64_t held, uint32_t hashes, uint32_t level)
@@ -360,18 +373,12 @@ scalable_validate(const bf_filter *f)
 static bool
 scalable_contains(const bf_filter *f, bf_hash h)
 {
-	unsigned char *p = f->payload;
+	stage		s;
 	uint32_t	i;
 
-	for (i = 0; i < f->variant_word; i++)
-	{
-		stage		s;
-
-		stage_read(p, &s);
+	for (i = 0; stage_visit(f, i, &s); i++)
 		if (stage_test(&s, h))
 			return true;
-		p = stage_end(&s);
-	}
 	return false;
 }
 
@@ -438,19 +445,13 @@ scalable_add(bf_filter *f, bf_hash h)
 static uint32_t
 next_level(const bf_filter *f)
 {
-	unsigned char *p = f->payload;
+	stage		s;
 	uint32_t	i,
 				top = 0;
 
-	for (i = 0; i < f->variant_word; i++)
-	{
-		stage		s;
-
-		stage_read(p, &s);
+	for (i = 0; stage_visit(f, i, &s); i++)
 		if (s.level > top)
 			top = s.level;
-		p = stage_end(&s);
-	}
 	return top < MAX_LEVEL ? top + 1 : 0;
 }
 
@@ -533,14 +534,10 @@ same_plan(const bf_filter *a, const bf_filter *b)
 static void
 stage_list(const bf_filter *f, stage *list)
 {
-	unsigned char *p = f->payload;
 	uint32_t	i;
 
 	for (i = 0; i < f->variant_word; i++)
-	{
-		stage_read(p, &list[i]);
-		p = stage_end(&list[i]);
-	}
+		stage_read(i == 0 ? f->payload : stage_end(&list[i - 1]), &list[i]);
 }
 
 /* Every bit of s is set in t (two stages of one shape) */
@@ -614,52 +611,6 @@ plan_union(const bf_filter *dst, const bf_filter *src, union_plan *u)
 	u->stages = n;
 }
 
-/* dst's blocks |= (or &=) src's, 'bytes' of them, yielding now and then */
-static void
-merge_blocks(unsigned char *dst, const unsigned char *src, uint64_t bytes,
-			 bool intersect, bf_yield_fn yield, void *arg, uint64_t *since)
-{
-	uint64_t	i;
-
-	for (i = 0; i < bytes; i += 8)
-	{
-		if (intersect)
-			bf_store64(dst + i, bf_load64(dst + i) & bf_load64(src + i));
-		else
-			bf_store64(dst + i, bf_load64(dst + i) | bf_load64(src + i));
-		if ((*since += 8) >= BF_YIELD_BYTES)
-		{
-			*since = 0;
-			if (yield)
-				yield(arg);
-		}
-	}
-}
-
-/* memcpy, yielding now and then */
-static void
-copy_bytes(unsigned char *dst, const unsigned char *src, uint64_t bytes,
-		   bf_yield_fn yield, void *arg, uint64_t *since)
-{
-	while (bytes > 0)
-	{
-		uint64_t	len = BF_YIELD_BYTES - *since;
-
-		if (len > bytes)
-			len = bytes;
-		memcpy(dst, src, len);
-		dst += len;
-		src += len;
-		bytes -= len;
-		if ((*since += len) >= BF_YIELD_BYTES)
-		{
-			*since = 0;
-			if (yield)
-				yield(arg);
-		}
-	}
-}
-
 /*
  * ORs the stages of src into the 'n' result stages whose records start at
  * result[] as the plan says (appended ones already copied there), then
@@ -667,8 +618,7 @@ copy_bytes(unsigned char *dst, const unsigned char *src, uint64_t bytes,
  */
 static void
 apply_union(unsigned char **result, uint32_t n, const bf_filter *src,
-			const union_plan *u, bf_yield_fn yield, void *arg,
-			uint64_t *since)
+			const union_plan *u, bf_ticker *tk)
 {
 	stage		s[MAX_STAGES];
 	uint32_t	i;
@@ -682,8 +632,8 @@ apply_union(unsigned char **result, uint32_t n, const bf_filter *src,
 			continue;
 		stage_read(result[u->target[i]], &t);
 		if (t.head != s[i].head)	/* not f | f in place */
-			merge_blocks(t.blocks, s[i].blocks, t.bits / 8, false, yield,
-						 arg, since);
+			bf_merge_words(t.blocks, s[i].blocks, t.bits / 8, false,
+						   bf_or_word, bf_and_word, tk);
 	}
 	for (i = 0; i < n; i++)
 		bf_put_le64(result[i] + ST_HELD, u->held[i]);
@@ -706,7 +656,7 @@ scalable_merge(bf_filter *dst, const bf_filter *src, bool intersect,
 {
 	unsigned char *result[MAX_STAGES];
 	stage		d[MAX_STAGES];
-	uint64_t	since = 0;
+	bf_ticker	tk = {yield, arg, 0};
 	uint32_t	i;
 
 	if (!same_plan(dst, src))
@@ -720,8 +670,8 @@ scalable_merge(bf_filter *dst, const bf_filter *src, bool intersect,
 		if (dst->variant_word != 1 || src->variant_word != 1)
 			return BF_E_UNSUPPORTED;
 		stage_read(src->payload, &s);
-		merge_blocks(d[0].blocks, s.blocks, d[0].bits / 8, true, yield,
-					 arg, &since);
+		bf_merge_words(d[0].blocks, s.blocks, d[0].bits / 8, true,
+					   bf_or_word, bf_and_word, &tk);
 		if (s.held < d[0].held)
 			bf_put_le64(d[0].head + ST_HELD, s.held);
 	}
@@ -734,7 +684,7 @@ scalable_merge(bf_filter *dst, const bf_filter *src, bool intersect,
 			return BF_E_UNSUPPORTED;
 		for (i = 0; i < dst->variant_word; i++)
 			result[i] = d[i].head;
-		apply_union(result, dst->variant_word, src, &u, yield, arg, &since);
+		apply_union(result, dst->variant_word, src, &u, &tk);
 	}
 	return BF_OK;
 }
@@ -767,7 +717,7 @@ scalable_union_into(const bf_filter *dst, const bf_filter *src,
 	stage		s[MAX_STAGES];
 	unsigned char *result[MAX_STAGES];
 	unsigned char *p;
-	uint64_t	since = 0;
+	bf_ticker	tk = {yield, arg, 0};
 	uint32_t	i,
 				n;
 
@@ -776,8 +726,7 @@ scalable_union_into(const bf_filter *dst, const bf_filter *src,
 	plan_union(dst, src, &u);
 	if (u.stages > MAX_STAGES)
 		return BF_E_TOO_LARGE;
-	copy_bytes(out, dst->base, BF_HEADER_SIZE + dst->payload_bytes, yield,
-			   arg, &since);
+	bf_copy_ticking(out, dst->base, BF_HEADER_SIZE + dst->payload_bytes, &tk);
 	p = out + BF_HEADER_SIZE;
 	for (n = 0; n < dst->variant_word; n++)
 	{
@@ -792,11 +741,10 @@ scalable_union_into(const bf_filter *dst, const bf_filter *src,
 		if (u.copied[i])
 		{
 			result[n++] = p;
-			copy_bytes(p, s[i].head, STAGE_HEADER + s[i].bits / 8, yield,
-					   arg, &since);
+			bf_copy_ticking(p, s[i].head, STAGE_HEADER + s[i].bits / 8, &tk);
 			p += STAGE_HEADER + s[i].bits / 8;
 		}
-	apply_union(result, n, src, &u, yield, arg, &since);
+	apply_union(result, n, src, &u, &tk);
 	bf_put_le32(out + BF_OFF_VARIANT_WORD, u.stages);
 	bf_put_le64(out + BF_OFF_BITS, u.bits);
 	bf_put_le64(out + BF_OFF_PAYLOAD, u.payload_bytes);
@@ -817,18 +765,16 @@ static void
 scalable_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 			  void *arg)
 {
-	unsigned char *p = f->payload;
 	uint64_t	set = 0;
 	double		log_pass_none = 0.0,
 				items = 0.0;
+	stage		s;
 	uint32_t	i;
 
-	for (i = 0; i < f->variant_word; i++)
+	for (i = 0; stage_visit(f, i, &s); i++)
 	{
-		stage		s;
 		uint64_t	stage_set;
 
-		stage_read(p, &s);
 		log_pass_none += log1p(-bf_blocks_fill(s.blocks, s.nblocks, s.hashes,
 											   &stage_set, yield, arg));
 		set += stage_set;
@@ -838,7 +784,6 @@ scalable_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 		else if (stage_set > 0)
 			items += (double) s.nblocks * -log1p(-(double) stage_set / (double) s.bits) /
 				-expm1(s.hashes * log1p(-1.0 / BF_BLOCK_BITS));
-		p = stage_end(&s);
 	}
 	stats->bits_set = set;
 	stats->estimated_items = items;
@@ -862,18 +807,12 @@ scalable_compatible(const bf_filter *a, const bf_filter *b)
 static uint64_t
 scalable_filter_capacity(const bf_filter *f)
 {
-	unsigned char *p = f->payload;
 	uint64_t	total = 0;
+	stage		s;
 	uint32_t	i;
 
-	for (i = 0; i < f->variant_word; i++)
-	{
-		stage		s;
-
-		stage_read(p, &s);
+	for (i = 0; stage_visit(f, i, &s); i++)
 		total += s.capacity;
-		p = stage_end(&s);
-	}
 	return total;
 }
 

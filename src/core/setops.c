@@ -29,24 +29,21 @@ bf_compatible(const bf_filter *a, const bf_filter *b)
 	return ops->compatible ? ops->compatible(a, b) : a->bits == b->bits;
 }
 
-static uint64_t
-and_word(uint64_t a, uint64_t b)
+/*
+ * dst |= src (or &=) by the variant's merge; NULL for bit arrays, which
+ * are ORed for a union and ANDed for an intersection
+ */
+static bf_status
+merge(bf_filter *dst, const bf_filter *src, bool intersect,
+	  bf_yield_fn yield, void *arg)
 {
-	return a & b;
-}
+	const bf_variant_ops *ops = bf_ops(dst->variant);
+	bf_ticker	t = {yield, arg, 0};
 
-static uint64_t
-or_word(uint64_t a, uint64_t b)
-{
-	return a | b;
-}
-
-/* The merge of the bit-array layouts: OR for union, AND for intersection */
-bf_status
-bf_merge_bits(bf_filter *dst, const bf_filter *src, bool intersect,
-			  bf_yield_fn yield, void *arg)
-{
-	bf_merge_words(dst, src, intersect, or_word, and_word, yield, arg);
+	if (ops->merge)
+		return ops->merge(dst, src, intersect, yield, arg);
+	bf_merge_words(dst->payload, src->payload, dst->payload_bytes, intersect,
+				   bf_or_word, bf_and_word, &t);
 	return BF_OK;
 }
 
@@ -63,7 +60,7 @@ bf_union(bf_filter *dst, const bf_filter *src, bf_yield_fn yield, void *arg)
 	if (!bf_compatible(dst, src))
 		return BF_E_INCOMPATIBLE;
 	ops = bf_ops(dst->variant);
-	st = ops->merge(dst, src, false, yield, arg);
+	st = merge(dst, src, false, yield, arg);
 	if (st != BF_OK || ops->merge_counts_items)
 		return st;
 	bf_set_items(dst, dst->items > UINT64_MAX - src->items ?
@@ -84,7 +81,7 @@ bf_intersect(bf_filter *dst, const bf_filter *src, bf_yield_fn yield,
 
 	if (!bf_compatible(dst, src))
 		return BF_E_INCOMPATIBLE;
-	st = bf_ops(dst->variant)->merge(dst, src, true, yield, arg);
+	st = merge(dst, src, true, yield, arg);
 	if (st != BF_OK)
 		return st;
 	if (src->items < dst->items)

@@ -120,18 +120,31 @@ line_of(const bf_filter *f, bf_hash h)
 	return ops_of(f)->line_of != NULL ? ops_of(f)->line_of(f, h) : NULL;
 }
 
-/* false when the variant has no single line to prefetch */
-bool
-bf_prefetch(const bf_filter *f, bf_hash h)
+/*
+ * Prefetches the line h touches, to read or to write it; false when the
+ * variant has no single line
+ */
+static inline bool
+prefetch_line(const bf_filter *f, bf_hash h, bool for_write)
 {
 	const void *line = line_of(f, h);
 
 	if (line == NULL)
 		return false;
 #if defined(__GNUC__)
-	__builtin_prefetch(line, 0, 3);
+	if (for_write)
+		__builtin_prefetch(line, 1, 3);
+	else
+		__builtin_prefetch(line, 0, 3);
 #endif
 	return true;
+}
+
+/* false when the variant has no single line to prefetch */
+bool
+bf_prefetch(const bf_filter *f, bf_hash h)
+{
+	return prefetch_line(f, h, false);
 }
 
 /* Adds the first n queued hashes of a variant that never returns BF_E_FULL */
@@ -161,13 +174,8 @@ add_queued(bf_filter *f, const bf_pending *q, unsigned n)
 bool
 bf_add_later(bf_filter *f, bf_pending *q, bf_hash h)
 {
-	const void *line = line_of(f, h);
-
-	if (line == NULL)
+	if (!prefetch_line(f, h, true))
 		return false;
-#if defined(__GNUC__)
-	__builtin_prefetch(line, 1, 3);
-#endif
 	q->lo[q->count] = h.lo;
 	q->hi[q->count] = h.hi;
 	if (++q->count == BF_PENDING)
