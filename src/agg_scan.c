@@ -27,6 +27,7 @@
  * bloomfilter.agg_scan = off turns the scan off.
  */
 #include "bloomfilter.h"
+#include "custom_scan.h"
 
 #include "access/htup_details.h"
 #include "access/parallel.h"
@@ -56,7 +57,7 @@
 
 PG_FUNCTION_INFO_V1(bloomfilter_agg_support);
 
-static bool agg_scan_enabled = true;
+bool		agg_scan_enabled = true;	/* bloomfilter.agg_scan (module.c) */
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
 /* One bloomfilter_agg of the scan */
@@ -104,44 +105,11 @@ typedef struct AggScanState
 	ParallelContext *pcxt;		/* the leader's: the workers launched */
 } AggScanState;
 
-static Plan *plan_agg_path(PlannerInfo *root, RelOptInfo *rel,
-						   CustomPath *best_path, List *tlist,
-						   List *clauses, List *custom_plans);
-static Node *create_agg_state(CustomScan *cscan);
-static void begin_agg_scan(CustomScanState *node, EState *estate, int eflags);
-static TupleTableSlot *exec_agg_scan(CustomScanState *node);
-static void end_agg_scan(CustomScanState *node);
 static void forget_filters(AggScanState *as);
-static void rescan_agg_scan(CustomScanState *node);
-static Size estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
-static void initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
-						   void *coordinate);
-static void reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
-							 void *coordinate);
-static void initialize_worker(CustomScanState *node, shm_toc *toc,
-							  void *coordinate);
 
-static const CustomPathMethods path_methods = {
-	.CustomName = "bloomfilter agg",
-	.PlanCustomPath = plan_agg_path,
-};
-
-static const CustomScanMethods scan_methods = {
-	.CustomName = "bloomfilter agg",
-	.CreateCustomScanState = create_agg_state,
-};
-
-static const CustomExecMethods exec_methods = {
-	.CustomName = "bloomfilter agg",
-	.BeginCustomScan = begin_agg_scan,
-	.ExecCustomScan = exec_agg_scan,
-	.EndCustomScan = end_agg_scan,
-	.ReScanCustomScan = rescan_agg_scan,
-	.EstimateDSMCustomScan = estimate_dsm,
-	.InitializeDSMCustomScan = initialize_dsm,
-	.ReInitializeDSMCustomScan = reinitialize_dsm,
-	.InitializeWorkerCustomScan = initialize_worker,
-};
+/* The method tables, at the end of the file */
+static const CustomPathMethods path_methods;
+static const CustomScanKind scan_kind;
 
 /*
  * The planner support function of bloomfilter_agg's transition functions.
@@ -262,25 +230,15 @@ agg_scan_path(AggPath *apath, AggSplit split)
 
 	/* no argument step, fmgr call or memory reset per row */
 	saved = 0.5 * cpu_operator_cost * apath->subpath->rows;
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = apath->path.parent;
-	cpath->path.pathtarget = apath->path.pathtarget;
-	cpath->path.param_info = NULL;
+	cpath = custom_path_like(&apath->path, &path_methods);
 	/* (the partial one meets the other participants: see AggShared) */
 	cpath->path.parallel_aware = split == AGGSPLIT_INITIAL_SERIAL;
-	cpath->path.parallel_safe = apath->path.parallel_safe;
-	cpath->path.parallel_workers = apath->path.parallel_workers;
-	cpath->path.rows = apath->path.rows;
 	cpath->path.startup_cost = Max(apath->path.startup_cost - saved,
 								   apath->subpath->total_cost);
 	cpath->path.total_cost = cpath->path.startup_cost +
 		(apath->path.total_cost - apath->path.startup_cost);
-	cpath->path.pathkeys = NIL;
-	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make1(apath->subpath);
 	cpath->custom_private = list_make2(aggrefs, apath->qual);
-	cpath->methods = &path_methods;
 	return cpath;
 }
 
@@ -394,7 +352,7 @@ static Plan *
 plan_agg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			  List *tlist, List *clauses, List *custom_plans)
 {
-	CustomScan *cscan = makeNode(CustomScan);
+	CustomScan *cscan = custom_scan_of(best_path, tlist, &scan_kind);
 	Plan	   *input = linitial(custom_plans);
 	List	   *aggrefs = linitial(best_path->custom_private);
 	List	   *having = lsecond(best_path->custom_private);
@@ -418,10 +376,8 @@ plan_agg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 											 NULL, false));
 		args = lappend(args, get_tlist_exprs(aggref->args, false));
 	}
-	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = having;
 	cscan->scan.scanrelid = 0;
-	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = args;
 	cscan->custom_scan_tlist = scan_tlist;
@@ -430,24 +386,12 @@ plan_agg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	 * them, reads linitial(custom_private) of any CustomScan as a node.
 	 */
 	cscan->custom_private = list_make1(makeInteger(list_length(input->targetlist)));
-	cscan->methods = &scan_methods;
 	return &cscan->scan.plan;
 }
 
 /* ----------------------------------------------------------------------
  * Execution
  * ---------------------------------------------------------------------- */
-
-static Node *
-create_agg_state(CustomScan *cscan)
-{
-	AggScanState *as = palloc0(sizeof(AggScanState));
-
-	NodeSetTag(as, T_CustomScanState);
-	as->css.methods = &exec_methods;
-	as->css.flags = cscan->flags;
-	return (Node *) as;
-}
 
 static void
 begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
@@ -822,15 +766,32 @@ initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 	((AggScanState *) node)->shared = coordinate;
 }
 
+static const CustomPathMethods path_methods = {
+	.CustomName = "bloomfilter agg", .PlanCustomPath = plan_agg_path,
+};
+
+static const CustomExecMethods exec_methods = {
+	.CustomName = "bloomfilter agg",
+	.BeginCustomScan = begin_agg_scan, .ExecCustomScan = exec_agg_scan,
+	.EndCustomScan = end_agg_scan, .ReScanCustomScan = rescan_agg_scan,
+	/* parallel query: the workers' filters meet in the leader */
+	.EstimateDSMCustomScan = estimate_dsm, .InitializeDSMCustomScan = initialize_dsm,
+	.ReInitializeDSMCustomScan = reinitialize_dsm,
+	.InitializeWorkerCustomScan = initialize_worker,
+};
+
+static const CustomScanKind scan_kind = {
+	.methods = {
+		.CustomName = "bloomfilter agg",
+		.CreateCustomScanState = custom_state_new,
+	},
+	.state_size = sizeof(AggScanState), .exec = &exec_methods,
+};
+
 void
 agg_scan_init(void)
 {
-	DefineCustomBoolVariable("bloomfilter.agg_scan",
-							 "Lets bloomfilter_agg add the rows of its input without an Agg node.",
-							 "A query whose aggregates are all bloomfilter_agg, with no GROUP BY, hashes and adds each row in a custom scan over the Agg's input.",
-							 &agg_scan_enabled, true, PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-	RegisterCustomScanMethods(&scan_methods);
+	RegisterCustomScanMethods(&scan_kind.methods);
 	prev_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = agg_upper_paths_hook;
 }

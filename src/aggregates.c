@@ -145,14 +145,13 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 /*
  * (state, f) -> state for the union and intersection aggregates, and the
  * combine function of every aggregate.  The first non-NULL filter is copied
- * into a new state; later ones are merged into it in place.
+ * into a new state; later ones are merged into it in place.  'function' is
+ * the SQL name, for the error when called outside an aggregate.
  */
 static Datum
-merge_trans(FunctionCallInfo fcinfo, bool intersect)
+merge_trans(FunctionCallInfo fcinfo, const char *function, bool intersect)
 {
-	MemoryContext aggctx = aggregate_context(fcinfo, intersect ?
-											 "bloomfilter_intersect_trans" :
-											 "bloomfilter_union_trans");
+	MemoryContext aggctx = aggregate_context(fcinfo, function);
 	BloomFilter *f;
 	BloomState *state;
 	bf_filter	vf;
@@ -174,11 +173,11 @@ merge_trans(FunctionCallInfo fcinfo, bool intersect)
 Datum
 bloomfilter_union_trans(PG_FUNCTION_ARGS)
 {
-	return merge_trans(fcinfo, false);
+	return merge_trans(fcinfo, "bloomfilter_union_trans", false);
 }
 
 Datum
 bloomfilter_intersect_trans(PG_FUNCTION_ARGS)
 {
-	return merge_trans(fcinfo, true);
+	return merge_trans(fcinfo, "bloomfilter_intersect_trans", true);
 }

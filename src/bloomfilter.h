@@ -230,7 +230,9 @@ extern PGDLLEXPORT Datum bloomfilter_agg_trans(PG_FUNCTION_ARGS);	/* aggregates.
 extern void agg_plan_params(const NullableDatum *sizing, int nsizing,
 							bf_params *params);
 
-/* prefetch_scan.c, agg_scan.c */
+/* prefetch_scan.c, agg_scan.c: their settings (module.c defines them) */
+extern bool prefetch_scan_enabled;
+extern bool agg_scan_enabled;
 extern void prefetch_scan_init(void);
 extern void agg_scan_init(void);
 

@@ -44,6 +44,18 @@ copy_filter(FunctionCallInfo fcinfo, FilterBuf *fb)
 }
 
 /*
+ * The adding functions are not strict: a NULL filter gives NULL, a NULL
+ * element (or array) the filter as it was
+ */
+static Datum
+add_null(FunctionCallInfo fcinfo)
+{
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
+/*
  * bloomfilter_add(f, elem), f || elem.  Not strict: adding NULL leaves the
  * filter as it was, so UPDATE t SET f = f || x never loses a filter.  An
  * add that needs a stage the filter cannot take is refused before the
@@ -60,10 +72,8 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 	bf_filter	view;
 	bf_hash		h;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	if (PG_ARGISNULL(1))
-		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		return add_null(fcinfo);
 	cc = call_cache_of(fcinfo);
 	eh = element_hasher_for_arg(fcinfo, cc, 1);
 	state = inplace_target(fcinfo, cc);
@@ -126,10 +136,8 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 	uint32		n = 0;
 	MemoryContext elemcxt;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	if (PG_ARGISNULL(1))
-		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		return add_null(fcinfo);
 	cc = call_cache_of(fcinfo);
 	arr = PG_GETARG_ARRAYTYPE_P(1);
 	if (cc->elem.type != ARR_ELEMTYPE(arr))

@@ -32,6 +32,7 @@
  * = off turns it off.
  */
 #include "bloomfilter.h"
+#include "custom_scan.h"
 
 #include "access/relscan.h"
 #include "access/table.h"
@@ -72,7 +73,7 @@
 #define PREFETCH_FAR	PREFETCH_RING
 #define PREFETCH_FAR_BYTES	(32 * 1024 * 1024)
 
-static bool prefetch_scan_enabled = true;
+bool		prefetch_scan_enabled = true;	/* bloomfilter.prefetch_scan */
 static set_rel_pathlist_hook_type prev_pathlist_hook = NULL;
 
 typedef struct PrefetchScanState
@@ -106,47 +107,10 @@ typedef struct PrefetchScanState
 	double		removed_in_turn;	/* rows 'in_turn' refused */
 } PrefetchScanState;
 
-static Plan *plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel,
-								CustomPath *best_path, List *tlist,
-								List *clauses, List *custom_plans);
-static Node *create_prefetch_state(CustomScan *cscan);
-static void begin_prefetch_scan(CustomScanState *node, EState *estate,
-								int eflags);
-static TupleTableSlot *exec_prefetch_scan(CustomScanState *node);
-static void end_prefetch_scan(CustomScanState *node);
-static void rescan_prefetch_scan(CustomScanState *node);
-static void explain_prefetch_scan(CustomScanState *node, List *ancestors,
-								  ExplainState *es);
-static Size estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
-static void initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
-						   void *coordinate);
-static void reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
-							 void *coordinate);
-static void initialize_worker(CustomScanState *node, shm_toc *toc,
-							  void *coordinate);
-
-static const CustomPathMethods path_methods = {
-	.CustomName = "bloomfilter prefetch",
-	.PlanCustomPath = plan_prefetch_path,
-};
-
-static const CustomScanMethods scan_methods = {
-	.CustomName = "bloomfilter prefetch",
-	.CreateCustomScanState = create_prefetch_state,
-};
-
-static const CustomExecMethods exec_methods = {
-	.CustomName = "bloomfilter prefetch",
-	.BeginCustomScan = begin_prefetch_scan,
-	.ExecCustomScan = exec_prefetch_scan,
-	.EndCustomScan = end_prefetch_scan,
-	.ReScanCustomScan = rescan_prefetch_scan,
-	.EstimateDSMCustomScan = estimate_dsm,
-	.InitializeDSMCustomScan = initialize_dsm,
-	.ReInitializeDSMCustomScan = reinitialize_dsm,
-	.InitializeWorkerCustomScan = initialize_worker,
-	.ExplainCustomScan = explain_prefetch_scan,
-};
+/* The method tables, at the end of the file */
+static const CustomPathMethods path_methods;
+static const CustomExecMethods exec_methods;
+static const CustomScanKind scan_kind;
 
 /* ----------------------------------------------------------------------
  * Planning
@@ -334,22 +298,12 @@ static void
 add_path_like_seqscan(PlannerInfo *root, RelOptInfo *rel, int workers)
 {
 	Path	   *seq = create_seqscan_path(root, rel, NULL, workers);
-	CustomPath *cpath = makeNode(CustomPath);
+	CustomPath *cpath = custom_path_like(seq, &path_methods);
 
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = rel;
-	cpath->path.pathtarget = rel->reltarget;
-	cpath->path.param_info = NULL;
 	cpath->path.parallel_aware = workers > 0;
 	cpath->path.parallel_safe = workers > 0;
-	cpath->path.parallel_workers = workers;
-	cpath->path.rows = seq->rows;
-	cpath->path.startup_cost = seq->startup_cost;
 	cpath->path.total_cost = seq->total_cost -
 		0.5 * cpu_operator_cost * seq->rows;
-	cpath->path.pathkeys = NIL;
-	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
-	cpath->methods = &path_methods;
 	if (workers > 0)
 		add_partial_path(rel, &cpath->path);
 	else
@@ -420,7 +374,7 @@ static Plan *
 plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 				   List *tlist, List *clauses, List *custom_plans)
 {
-	CustomScan *cscan = makeNode(CustomScan);
+	CustomScan *cscan = custom_scan_of(best_path, tlist, &scan_kind);
 	RestrictInfo *mine = find_clause(rel);
 	List	   *before = NIL,
 			   *after = NIL;
@@ -450,31 +404,17 @@ plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 				ahead++;
 		}
 	}
-	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = extract_actual_clauses(after, false);
 	cscan->scan.scanrelid = rel->relid;
-	cscan->flags = best_path->flags;
+	cscan->custom_private = list_make1(makeInteger(ahead));
 	cscan->custom_exprs = list_concat(list_make3(filter, elem, mine->clause),
 									  extract_actual_clauses(before, false));
-	cscan->custom_private = list_make1(makeInteger(ahead));
-	cscan->methods = &scan_methods;
+	cscan->scan.plan.qual = extract_actual_clauses(after, false);
 	return &cscan->scan.plan;
 }
 
 /* ----------------------------------------------------------------------
  * Execution
  * ---------------------------------------------------------------------- */
-
-static Node *
-create_prefetch_state(CustomScan *cscan)
-{
-	PrefetchScanState *ps = palloc0(sizeof(PrefetchScanState));
-
-	NodeSetTag(ps, T_CustomScanState);
-	ps->css.methods = &exec_methods;
-	ps->css.flags = cscan->flags;
-	return (Node *) ps;
-}
 
 static void
 begin_prefetch_scan(CustomScanState *node, EState *estate, int eflags)
@@ -899,15 +839,35 @@ explain_prefetch_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 }
 
+static const CustomPathMethods path_methods = {
+	.CustomName = "bloomfilter prefetch", .PlanCustomPath = plan_prefetch_path,
+};
+
+static const CustomScanKind scan_kind = {
+	.methods = {
+		.CustomName = "bloomfilter prefetch",
+		.CreateCustomScanState = custom_state_new,
+	},
+	.state_size = sizeof(PrefetchScanState), .exec = &exec_methods,
+};
+
+static const CustomExecMethods exec_methods = {
+	.CustomName = "bloomfilter prefetch",
+	.BeginCustomScan = begin_prefetch_scan,
+	.ExecCustomScan = exec_prefetch_scan, .EndCustomScan = end_prefetch_scan,
+	.ReScanCustomScan = rescan_prefetch_scan,
+	.ExplainCustomScan = explain_prefetch_scan,
+	/* parallel query: one block cursor shared by the workers */
+	.EstimateDSMCustomScan = estimate_dsm,
+	.InitializeDSMCustomScan = initialize_dsm,
+	.ReInitializeDSMCustomScan = reinitialize_dsm,
+	.InitializeWorkerCustomScan = initialize_worker,
+};
+
 void
 prefetch_scan_init(void)
 {
-	DefineCustomBoolVariable("bloomfilter.prefetch_scan",
-							 "Lets a sequential scan test a Bloom filter a few rows ahead.",
-							 "A scan whose WHERE clause tests every row against one filter reads rows ahead and prefetches the filter's blocks.",
-							 &prefetch_scan_enabled, true, PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-	RegisterCustomScanMethods(&scan_methods);
+	RegisterCustomScanMethods(&scan_kind.methods);
 	prev_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = prefetch_pathlist_hook;
 }

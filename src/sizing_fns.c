@@ -53,6 +53,28 @@ check_hashes(int32 hashes)
 				 errdetail("hashes was %d.", hashes)));
 }
 
+/*
+ * The count a model function computed into *count, as a bigint; or the
+ * error of its status 'st': past bigint, range_msg with range_detail (both
+ * translated), else what report_plan_failure says.  *count is read only
+ * after the call that fills it (it is passed as a pointer so that the
+ * model call can be an argument).
+ */
+static Datum
+count_datum(bf_status st, const uint64 *count, bf_variant variant,
+			const char *function, const char *range_msg,
+			const char *range_detail)
+{
+	if (st == BF_E_TOO_LARGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg_internal("%s", range_msg),
+				 errdetail_internal("%s", range_detail)));
+	if (st != BF_OK)
+		report_plan_failure(st, variant, function);
+	return Int64GetDatum((int64) *count);
+}
+
 /* A filter too large for one value: say how large, and what to do */
 static void
 report_too_large(bf_variant variant, int64 items, double fpr,
@@ -175,20 +197,33 @@ bloomfilter_optimal_bits(PG_FUNCTION_ARGS)
 	bf_variant	variant = variant_from_text(PG_GETARG_TEXT_PP(2));
 	uint64		bits;
 	uint32		hashes;
-	bf_status	st;
 
 	check_items("expected_items", items, false);
 	check_rate(fpr);
-	st = bf_optimal_bits(variant, (double) items, fpr, &bits, &hashes);
-	if (st == BF_E_TOO_LARGE)
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("bit count out of range for bigint"),
-				 errdetail("Planning for " INT64_FORMAT " items at rate %g takes more than 2^63 bits.",
-						   items, fpr)));
-	if (st != BF_OK)
-		report_plan_failure(st, variant, "bloomfilter_optimal_bits");
-	PG_RETURN_INT64((int64) bits);
+	return count_datum(bf_optimal_bits(variant, (double) items, fpr, &bits,
+									   &hashes),
+					   &bits, variant, "bloomfilter_optimal_bits",
+					   _("bit count out of range for bigint"),
+					   psprintf(_("Planning for %lld items at rate %g takes more than 2^63 bits."),
+								(long long) items, fpr));
+}
+
+/* bloomfilter_capacity(bits, false_positive_rate, variant) */
+Datum
+bloomfilter_capacity(PG_FUNCTION_ARGS)
+{
+	bf_variant	variant = variant_from_text(PG_GETARG_TEXT_PP(2));
+	int64		bits = PG_GETARG_INT64(0);
+	double		fpr = PG_GETARG_FLOAT8(1);
+	uint64		items;
+
+	check_items("bits", bits, false);
+	check_rate(fpr);
+	return count_datum(bf_capacity(variant, (uint64) bits, fpr, &items),
+					   &items, variant, "bloomfilter_capacity",
+					   _("capacity out of range for bigint"),
+					   psprintf(_("A filter of %lld bits holds more than 2^63 items at rate %g."),
+								(long long) bits, fpr));
 }
 
 /* bloomfilter_optimal_hashes(bits, expected_items): round((m / n) ln 2) */
@@ -215,30 +250,6 @@ bloomfilter_false_positive_rate(PG_FUNCTION_ARGS)
 	check_items("expected_items", items, true);
 	check_hashes(hashes);
 	PG_RETURN_FLOAT8(bf_classic_fpr((double) bits, (double) items, hashes));
-}
-
-/* bloomfilter_capacity(bits, false_positive_rate, variant) */
-Datum
-bloomfilter_capacity(PG_FUNCTION_ARGS)
-{
-	int64		bits = PG_GETARG_INT64(0);
-	double		fpr = PG_GETARG_FLOAT8(1);
-	bf_variant	variant = variant_from_text(PG_GETARG_TEXT_PP(2));
-	uint64		items;
-	bf_status	st;
-
-	check_items("bits", bits, false);
-	check_rate(fpr);
-	st = bf_capacity(variant, (uint64) bits, fpr, &items);
-	if (st == BF_E_TOO_LARGE)
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("capacity out of range for bigint"),
-				 errdetail("A filter of " INT64_FORMAT " bits holds more than 2^63 items at rate %g.",
-						   bits, fpr)));
-	if (st != BF_OK)
-		report_plan_failure(st, variant, "bloomfilter_capacity");
-	PG_RETURN_INT64((int64) items);
 }
 
 /*

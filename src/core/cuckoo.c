@@ -185,6 +185,29 @@ stage_visit(const bf_filter *f, uint32_t s, stage *st)
 	return true;
 }
 
+/* A slot a walk found: its stage record and its place there */
+typedef struct slot_ref
+{
+	unsigned char *rec;			/* NULL: none found */
+	uint64_t	bit;
+} slot_ref;
+
+/* Notes slot j of bucket b of stage st in r */
+static inline void
+slot_ref_set(slot_ref *r, const stage *st, uint64_t b, int j, unsigned f)
+{
+	r->rec = st->rec;
+	r->bit = slot_bit(b, (unsigned) j, f);
+}
+
+/* Writes fp (0: empties it) into the slot r names; st is left at its stage */
+static inline void
+slot_ref_put(const slot_ref *r, stage *st, unsigned f, uint32_t fp)
+{
+	stage_at(r->rec, st);
+	slot_put(st->area, r->bit, f, fp);
+}
+
 static inline void
 stage_set_used(stage *s, uint64_t used)
 {
@@ -332,8 +355,7 @@ cuckoo_insert(bf_filter *f, bf_hash h, bool if_absent, bool *added)
 	unsigned	fw = f->hashes,
 				copies = 0,
 				room = 2 * SLOTS;
-	unsigned char *free_rec = NULL;
-	uint64_t	free_bit = 0;
+	slot_ref	free_slot = {NULL, 0};
 	stage		st;
 	probe		p;
 	uint32_t	s;
@@ -357,15 +379,9 @@ cuckoo_insert(bf_filter *f, bf_hash h, bool if_absent, bool *added)
 				room = SLOTS;
 		}
 		if (j1 >= 0)
-		{
-			free_rec = st.rec;
-			free_bit = slot_bit(p.i1, (unsigned) j1, fw);
-		}
+			slot_ref_set(&free_slot, &st, p.i1, j1, fw);
 		else if (j2 >= 0)
-		{
-			free_rec = st.rec;
-			free_bit = slot_bit(p.i2, (unsigned) j2, fw);
-		}
+			slot_ref_set(&free_slot, &st, p.i2, j2, fw);
 		if (s + 1 >= f->variant_word)
 			break;				/* st stays at the newest stage */
 	}
@@ -373,11 +389,8 @@ cuckoo_insert(bf_filter *f, bf_hash h, bool if_absent, bool *added)
 		return BF_OK;
 	if (copies >= room)
 		return BF_E_COPIES;
-	if (free_rec != NULL)
-	{
-		stage_at(free_rec, &st);
-		slot_put(st.area, free_bit, fw, p.fp);
-	}
+	if (free_slot.rec != NULL)
+		slot_ref_put(&free_slot, &st, fw, p.fp);
 	else if (!kick_insert(&st, fw, h, &p))	/* st is the newest stage */
 		return BF_E_FULL;
 	/* saturating, so that hostile counts never break validation */
@@ -413,8 +426,7 @@ static bf_status
 cuckoo_remove(bf_filter *f, bf_hash h)
 {
 	unsigned	fw = f->hashes;
-	unsigned char *found_rec = NULL;
-	uint64_t	found_bit = 0;
+	slot_ref	found = {NULL, 0};
 	stage		st;
 	probe		p;
 	uint32_t	s;
@@ -426,20 +438,13 @@ cuckoo_remove(bf_filter *f, bf_hash h)
 
 		probe_stage(&p, h, &st);
 		if ((j = bucket_find(st.area, p.i1, fw, p.fp)) >= 0)
-		{
-			found_rec = st.rec;
-			found_bit = slot_bit(p.i1, (unsigned) j, fw);
-		}
+			slot_ref_set(&found, &st, p.i1, j, fw);
 		else if ((j = bucket_find(st.area, p.i2, fw, p.fp)) >= 0)
-		{
-			found_rec = st.rec;
-			found_bit = slot_bit(p.i2, (unsigned) j, fw);
-		}
+			slot_ref_set(&found, &st, p.i2, j, fw);
 	}
-	if (found_rec == NULL)
+	if (found.rec == NULL)
 		return BF_E_NOT_FOUND;
-	stage_at(found_rec, &st);
-	slot_put(st.area, found_bit, fw, 0);
+	slot_ref_put(&found, &st, fw, 0);
 	if (st.used > 0)
 		stage_set_used(&st, st.used - 1);
 	return BF_OK;
@@ -1087,8 +1092,8 @@ const bf_variant_ops bf_cuckoo_ops = {
 	.plan = cuckoo_plan, .plan_bits = cuckoo_plan_bits,
 	/* the header and the stages */
 	.check_header = cuckoo_check_header, .init = cuckoo_init,
-	.validate = cuckoo_validate, .fill = cuckoo_fill,
-	.estimate = cuckoo_estimate,
+	.validate = cuckoo_validate,
+	.fill = cuckoo_fill, .estimate = cuckoo_estimate,
 	/* elements: a set (add_new), copies (add), removal */
 	.add = cuckoo_add, .add_new = cuckoo_add_new,
 	.contains = cuckoo_contains, .remove = cuckoo_remove,

@@ -807,8 +807,8 @@ scalable_compatible(const bf_filter *a, const bf_filter *b)
 static uint64_t
 scalable_filter_capacity(const bf_filter *f)
 {
-	uint64_t	total = 0;
 	stage		s;
+	uint64_t	total = 0;
 	uint32_t	i;
 
 	for (i = 0; stage_visit(f, i, &s); i++)
