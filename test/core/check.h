@@ -289,7 +289,9 @@ check_measure(const bf_filter *f, uint64_t probes)
 /*
  * The rate a stranger sees in this filter (blocked or classic), from its
  * bits, counted here: it lands in a block (blocked) or anywhere (classic) and
- * finds k positions drawn with replacement from the bits it may test
+ * finds k positions drawn with replacement from the bits it may test.  Unlike
+ * the model it needs no assumption about how evenly the items fell, so it
+ * judges small filters, whose loads are a single draw, fairly.
  */
 static inline double
 check_fill_rate(const bf_filter *f)
