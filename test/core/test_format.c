@@ -385,23 +385,6 @@ test_round_trip(void)
 
 /* ---------------------------------------------------------------------- */
 
-/* High 64 bits of a 64 x 64-bit product, in 32-bit pieces */
-static uint64_t
-ref_mulhi(uint64_t a, uint64_t b)
-{
-	uint64_t	a0 = a & 0xFFFFFFFFu,
-				a1 = a >> 32,
-				b0 = b & 0xFFFFFFFFu,
-				b1 = b >> 32;
-	uint64_t	p00 = a0 * b0,
-				p01 = a0 * b1,
-				p10 = a1 * b0,
-				p11 = a1 * b1;
-	uint64_t	mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
-
-	return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-}
-
 static void
 ref_set(unsigned char *payload, uint64_t i)
 {
@@ -425,7 +408,7 @@ ref_add(bf_variant v, unsigned char *payload, uint64_t bits, uint32_t k,
 
 	if (v == BF_BLOCKED)
 	{
-		uint64_t	block = ref_mulhi(h.hi, bits / 512),
+		uint64_t	block = check_mulhi(h.hi, bits / 512),
 					x = h.lo;
 
 		for (i = 0; i < k; i++)
@@ -437,8 +420,8 @@ ref_add(bf_variant v, unsigned char *payload, uint64_t bits, uint32_t k,
 	}
 	else
 	{
-		uint64_t	x = ref_mulhi(h.lo, bits),
-					y = ref_mulhi(h.hi, bits);
+		uint64_t	x = check_mulhi(h.lo, bits),
+					y = check_mulhi(h.hi, bits);
 
 		for (i = 0; i < k; i++)
 		{
@@ -873,6 +856,13 @@ make_victims(victim *out)
 }
 
 static void
+free_victims(victim *vs, int n)
+{
+	while (n > 0)
+		free(vs[--n].buf);
+}
+
+static void
 test_truncation(void)
 {
 	victim		vs[4];
@@ -920,8 +910,7 @@ test_truncation(void)
 		CHECK(st == BF_OK, "%s: the untouched victim: %s", vs[i].name,
 			  bf_status_message(st));
 	}
-	for (i = 0; i < nv; i++)
-		free(vs[i].buf);
+	free_victims(vs, nv);
 	check_group_end();
 }
 
@@ -1003,8 +992,7 @@ test_header_bytes(void)
 	}
 	printf("     %lu mutated headers tried, %lu accepted (%lu of them differing from the original)\n",
 		   tried, accepted, changed_accepted);
-	for (i = 0; i < nv; i++)
-		free(vs[i].buf);
+	free_victims(vs, nv);
 	check_group_end();
 }
 
@@ -1017,8 +1005,7 @@ static void
 test_random_mutations(void)
 {
 	victim		vs[4];
-	int			nv = make_victims(vs),
-				i;
+	int			nv = make_victims(vs);
 	long		iters = check_quick() ? 5000 : 50000,
 				it;
 	uint64_t	rng = 42;
@@ -1060,8 +1047,7 @@ test_random_mutations(void)
 	CHECK(disagree == 0, "%lu disagreements with the reference validator",
 		  disagree);
 	printf("     %ld random mutations, %lu accepted\n", iters, accepted);
-	for (i = 0; i < nv; i++)
-		free(vs[i].buf);
+	free_victims(vs, nv);
 	check_group_end();
 }
 
@@ -1339,8 +1325,7 @@ test_hostile_cases(void)
 			}
 		}
 	}
-	for (i = 0; i < nv; i++)
-		free(vs[i].buf);
+	free_victims(vs, nv);
 	check_group_end();
 }
 
