@@ -371,6 +371,64 @@ check_yields(const char *what, built *a, const built *b)
 #define OFF_TARGET		48
 #define OFF_PAYLOAD		56
 
+#ifdef BF_H
+
+/*
+ * The reference rules of STORAGE.md section 3 for a filter of one stage
+ * (blocked, classic, counting), from the bytes alone, in two parts around a
+ * validator's own rules.  check_ref_head: the length of a header, magic,
+ * version, hash scheme, flags, a zero variant word, 1 to 64 hashes and 1 to
+ * the most bits BF_MAX_BYTES holds; returns the variant byte (whose rules,
+ * and the bit count's, are the caller's), or 0 when a rule is broken.
+ */
+static inline unsigned
+check_ref_head(const unsigned char *b, size_t len)
+{
+	unsigned long hashes;
+	unsigned long long bits;
+
+	if (len < BF_HEADER_SIZE)
+		return 0;
+	if (memcmp(b + OFF_MAGIC, "BLMF", 4) != 0 || b[OFF_VERSION] != 1)
+		return 0;
+	if (b[OFF_SCHEME] != 1 || b[OFF_FLAGS] != 0 ||
+		check_le32(b + OFF_VARIANT_WORD) != 0)
+		return 0;
+	hashes = check_le32(b + OFF_HASHES);
+	if (hashes < 1 || hashes > 64)
+		return 0;
+	bits = check_le64(b + OFF_BITS);
+	if (bits < 1 || bits > (BF_MAX_BYTES - BF_HEADER_SIZE) * 8)
+		return 0;
+	return b[OFF_VARIANT];
+}
+
+/*
+ * check_ref_tail, once the caller has 'payload' checked against the bit
+ * count: the payload within BF_MAX_BYTES, the target rule and the exact
+ * length (so that the caller may then read the payload's padding)
+ */
+static inline int
+check_ref_tail(const unsigned char *b, size_t len, unsigned long long payload)
+{
+	double		target = check_le_double(b + OFF_TARGET);
+
+	if (BF_HEADER_SIZE + payload > BF_MAX_BYTES)
+		return 0;
+	/* built from a bit count (both zero) or sized for a rate (both set) */
+	if (check_le64(b + OFF_TARGET) == 0)
+	{
+		if (check_le64(b + OFF_EXPECTED) != 0)
+			return 0;
+	}
+	else if (!(target > 0.0 && target < 1.0) ||
+			 check_le64(b + OFF_EXPECTED) == 0)
+		return 0;
+	return len == BF_HEADER_SIZE + payload;
+}
+
+#endif							/* BF_H */
+
 /* splitmix64: a reproducible stream for random cases */
 static inline uint64_t
 check_random(uint64_t *state)

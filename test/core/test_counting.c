@@ -144,45 +144,19 @@ ref_diff(const ref *r, const bf_filter *f)
 static int
 ref_valid(const unsigned char *b, size_t len)
 {
-	unsigned	variant;
-	unsigned long hashes;
+	unsigned	variant = check_ref_head(b, len);
 	unsigned long long bits,
 				payload,
 				i;
-	double		target;
 
-	if (len < BF_HEADER_SIZE)
-		return 0;
-	if (memcmp(b + OFF_MAGIC, "BLMF", 4) != 0 || b[OFF_VERSION] != 1)
-		return 0;
-	variant = b[OFF_VARIANT];
 	if (variant != BF_CLASSIC && variant != BF_COUNTING)
 		return 0;
-	if (b[OFF_SCHEME] != 1 || b[OFF_FLAGS] != 0 ||
-		check_le32(b + OFF_VARIANT_WORD) != 0)
-		return 0;
-	hashes = check_le32(b + OFF_HASHES);
-	if (hashes < 1 || hashes > 64)
-		return 0;
 	bits = check_le64(b + OFF_BITS);
-	if (bits < 1 || bits > MAX_BITS)
-		return 0;
 	payload = check_le64(b + OFF_PAYLOAD);
 	if (payload != (variant == BF_COUNTING ? (bits + 15) / 16 * 8 :
 					(bits + 63) / 64 * 8))
 		return 0;
-	if (BF_HEADER_SIZE + payload > BF_MAX_BYTES)
-		return 0;
-	target = check_le_double(b + OFF_TARGET);
-	if (check_le64(b + OFF_TARGET) == 0)
-	{
-		if (check_le64(b + OFF_EXPECTED) != 0)
-			return 0;
-	}
-	else if (!(target > 0.0 && target < 1.0) ||
-			 check_le64(b + OFF_EXPECTED) == 0)
-		return 0;
-	if (len != BF_HEADER_SIZE + payload)
+	if (!check_ref_tail(b, len, payload))
 		return 0;
 	if (variant == BF_COUNTING)
 	{
