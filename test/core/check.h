@@ -24,6 +24,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "report.h"
+
 static int	check_total;		/* checks evaluated */
 static int	check_failed;		/* checks that failed, in all */
 static int	check_group_failed; /* failures at the start of the group */
@@ -42,12 +44,9 @@ check_fail(const char *file, int line, const char *cond, const char *fmt, ...)
 	va_list		ap;
 
 	check_failed++;
-	fprintf(stdout, "  FAIL %s:%d: (%s) ", file, line, cond);
 	va_start(ap, fmt);
-	vfprintf(stdout, fmt, ap);
+	report_failure(stdout, "  FAIL ", file, line, cond, fmt, ap);
 	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
 }
 
 /* CHECK(cond, fmt, ...): the message should say what was seen */

@@ -33,6 +33,16 @@ plan_or_die(uint64_t n, double fpr, uint64_t seed, bf_params *p)
 	}
 }
 
+/* b's bytes replaced by the 'len' at nb (the old ones freed), opened again */
+static void
+adopt(built *b, unsigned char *nb, size_t len)
+{
+	free(b->buf);
+	b->buf = nb;
+	b->len = len;
+	check_open_built(b);
+}
+
 /* Grows the filter by a stage, as the SQL layer does when an add reports full */
 static void
 grow_built(built *b)
@@ -41,10 +51,7 @@ grow_built(built *b)
 	unsigned char *nb = check_malloc((size_t) n);
 
 	bf_grow(&b->f, nb);
-	free(b->buf);
-	b->buf = nb;
-	b->len = (size_t) n;
-	check_open_built(b);
+	adopt(b, nb, (size_t) n);
 }
 
 /* Adds, growing the filter when it reports full */
@@ -1141,10 +1148,7 @@ union_grow(built *a, const built *b)
 		unsigned char *out = check_malloc((size_t) need);
 
 		st = bf_union_into(&a->f, &b->f, out, NULL, NULL);
-		free(a->buf);
-		a->buf = out;
-		a->len = (size_t) need;
-		check_open_built(a);
+		adopt(a, out, (size_t) need);
 	}
 	CHECK(st == BF_OK, "union: %s", bf_status_message(st));
 }

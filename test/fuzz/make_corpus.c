@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "bf.h"
+#include "fuzz_ops.h"
 
 static const char *outdir;
 static int	written;
@@ -103,6 +104,16 @@ copy(const flt *src)
 	return x;
 }
 
+/* x's bytes replaced by the 'len' at b (the old ones freed), opened again */
+static void
+adopt(flt *x, unsigned char *b, size_t len, const char *what)
+{
+	free(x->b);
+	x->b = b;
+	x->len = len;
+	reopen(x, what);
+}
+
 static void
 grow(flt *x)
 {
@@ -113,10 +124,7 @@ grow(flt *x)
 		die("bf_grow_bytes", BF_E_TOO_LARGE);
 	b = malloc(need);
 	bf_grow(&x->f, b);
-	free(x->b);
-	x->b = b;
-	x->len = need;
-	reopen(x, "bf_open of a grown filter");
+	adopt(x, b, need, "bf_open of a grown filter");
 }
 
 static void
@@ -158,22 +166,22 @@ static void
 unite(flt *dst, const flt *src)
 {
 	uint64_t	need = bf_union_bytes(&dst->f, &src->f, NULL, NULL);
+	unsigned char *b = NULL;
 	bf_status	st;
 
 	if (need == dst->len)
 		st = bf_union(&dst->f, &src->f, NULL, NULL);
 	else
 	{
-		unsigned char *b = malloc(need);
-
+		b = malloc(need);
 		st = bf_union_into(&dst->f, &src->f, b, NULL, NULL);
-		free(dst->b);
-		dst->b = b;
-		dst->len = need;
 	}
 	if (st != BF_OK)
 		die("union", st);
-	reopen(dst, "bf_open of a union");
+	if (b != NULL)
+		adopt(dst, b, need, "bf_open of a union");
+	else
+		reopen(dst, "bf_open of a union");
 }
 
 static void
@@ -356,23 +364,6 @@ open_corpus(void)
 /* ----------------------------------------------------------------------
  * fuzz_ops: two filters and a script (see fuzz_ops.c for the format)
  * ---------------------------------------------------------------------- */
-
-enum
-{
-	OP_ADD,
-	OP_ADD_MANY,
-	OP_REMOVE,
-	OP_REMOVE_KNOWN,
-	OP_CONTAINS,
-	OP_UNION,
-	OP_INTERSECT,
-	OP_FILL,
-	OP_GROW,
-	OP_COPY,
-	OP_CHECK,
-	OP_ADD_DUP,
-	OP_RESET
-};
 
 #define ON_B		0x10		/* target B instead of A */
 #define SELF		0x20		/* union/intersect with itself */
