@@ -278,6 +278,48 @@ static const recipe recipes[] = {
 	{"cuckoo-removed", BF_CUCKOO, 30, 0.05, 0, 0, 11, 0, 25, 5, 10},
 };
 
+static flt
+made(const recipe *c)
+{
+	flt			x = c->n > 0 ? planned(c->v, c->n, c->p, c->seed) :
+		sized(c->v, c->bits, c->k, c->seed);
+
+	add_range(&x, c->first, c->count);
+	remove_range(&x, c->rm_first, c->rm_count);
+	return x;
+}
+
+/*
+ * Empty filters with payload bytes set by hand: from byte 'at', 'ones' bytes
+ * of 0xFF then the tail; a cuckoo filter's count of stored fingerprints
+ * (payload byte 8) set to 'stored' when it is not zero
+ */
+typedef struct patch
+{
+	recipe		r;
+	size_t		at;
+	size_t		ones;
+	const char *tail;
+	size_t		tail_len;
+	unsigned	stored;
+} patch;
+
+static const patch patches[] = {
+	/* every bit set (2 blocks of 64 bytes) */
+	{{"blocked-all-ones", BF_BLOCKED, 0, 0, 1024, 3, 0, 0, 0, 0, 0}, 0, 128, "", 0, 0},
+	/* bits 0..99 set, the padding clear */
+	{{"classic-all-ones", BF_CLASSIC, 0, 0, 100, 3, 7, 0, 0, 0, 0}, 0, 12, "\x0f", 1, 0},
+	/* 37 counters at 15, the padding nibble clear */
+	{{"counting-all-15", BF_COUNTING, 0, 0, 37, 2, 5, 0, 0, 0, 0}, 0, 18, "\x0f", 1, 0},
+	/* every bit of the stage set */
+	{{"scalable-saturated-stage", BF_SCALABLE, 4, 0.01, 0, 0, 0, 0, 0, 0, 0}, 64, 64, "", 0, 0},
+	/* every slot taken */
+	{{"cuckoo-all-slots", BF_CUCKOO, 0, 0, 64, 8, 0, 0, 0, 0, 0}, 16, 0,
+	"\x01\x02\x03\x04\xfd\xfe\xff\x80", 8, 8},
+	/* four 5-bit slots of 31, then padding */
+	{{"cuckoo-f5-all-slots", BF_CUCKOO, 0, 0, 20, 5, 3, 0, 0, 0, 0}, 16, 0, "\xff\xff\x0f", 3, 4},
+};
+
 static void
 open_corpus(void)
 {
@@ -287,45 +329,22 @@ open_corpus(void)
 	int			i;
 
 	for (r = 0; r < sizeof(recipes) / sizeof(recipes[0]); r++)
+		emit_free(recipes[r].name, made(&recipes[r]));
+
+	for (r = 0; r < sizeof(patches) / sizeof(patches[0]); r++)
 	{
-		const recipe *c = &recipes[r];
+		const patch *c = &patches[r];
+		unsigned char *payload;
 
-		x = c->n > 0 ? planned(c->v, c->n, c->p, c->seed) :
-			sized(c->v, c->bits, c->k, c->seed);
-		add_range(&x, c->first, c->count);
-		remove_range(&x, c->rm_first, c->rm_count);
-		emit_free(c->name, x);
+		x = made(&c->r);
+		payload = x.b + BF_HEADER_SIZE;
+		memset(payload + c->at, 0xFF, c->ones);
+		memcpy(payload + c->at + c->ones, c->tail, c->tail_len);
+		if (c->stored > 0)
+			payload[8] = (unsigned char) c->stored;
+		reopen(&x, c->r.name);
+		emit_free(c->r.name, x);
 	}
-
-	/* bytes set by hand */
-	x = sized(BF_BLOCKED, 1024, 3, 0);
-	memset(x.b + BF_HEADER_SIZE, 0xFF, x.f.payload_bytes);
-	reopen(&x, "a full blocked filter");
-	emit_free("blocked-all-ones", x);
-	x = sized(BF_CLASSIC, 100, 3, 7);	/* bits 0..99 set, the padding clear */
-	memset(x.b + BF_HEADER_SIZE, 0xFF, 12);
-	x.b[BF_HEADER_SIZE + 12] = 0x0F;
-	reopen(&x, "a full classic filter");
-	emit_free("classic-all-ones", x);
-	x = sized(BF_COUNTING, 37, 2, 5);	/* 37 counters at 15, the padding nibble clear */
-	memset(x.b + BF_HEADER_SIZE, 0xFF, 18);
-	x.b[BF_HEADER_SIZE + 18] = 0x0F;
-	reopen(&x, "a saturated counting filter");
-	emit_free("counting-all-15", x);
-	x = planned(BF_SCALABLE, 4, 0.01, 0);
-	memset(x.b + BF_HEADER_SIZE + 64, 0xFF, 64);	/* every bit of the stage set */
-	reopen(&x, "a saturated scalable stage");
-	emit_free("scalable-saturated-stage", x);
-	x = sized(BF_CUCKOO, 64, 8, 0);	/* every slot taken */
-	memcpy(x.b + BF_HEADER_SIZE + 16, "\x01\x02\x03\x04\xfd\xfe\xff\x80", 8);
-	x.b[BF_HEADER_SIZE + 8] = 8;
-	reopen(&x, "a full cuckoo filter");
-	emit_free("cuckoo-all-slots", x);
-	x = sized(BF_CUCKOO, 20, 5, 3);	/* four 5-bit slots of 31, then padding */
-	memcpy(x.b + BF_HEADER_SIZE + 16, "\xff\xff\x0f", 3);
-	x.b[BF_HEADER_SIZE + 8] = 4;
-	reopen(&x, "a full padded cuckoo filter");
-	emit_free("cuckoo-f5-all-slots", x);
 
 	/* repeated elements */
 	x = sized(BF_COUNTING, 64, 3, 9);
