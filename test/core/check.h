@@ -16,12 +16,15 @@
 #ifndef BF_CHECK_H
 #define BF_CHECK_H
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "report.h"
 
 static int	check_total;		/* checks evaluated */
 static int	check_failed;		/* checks that failed, in all */
@@ -41,12 +44,9 @@ check_fail(const char *file, int line, const char *cond, const char *fmt, ...)
 	va_list		ap;
 
 	check_failed++;
-	fprintf(stdout, "  FAIL %s:%d: (%s) ", file, line, cond);
 	va_start(ap, fmt);
-	vfprintf(stdout, fmt, ap);
+	report_failure(stdout, "  FAIL ", file, line, cond, fmt, ap);
 	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
 }
 
 /* CHECK(cond, fmt, ...): the message should say what was seen */
@@ -112,6 +112,33 @@ check_malloc(size_t n)
 		exit(2);
 	}
 	return p;
+}
+
+/* High 64 bits of a 64 x 64-bit product, in 32-bit pieces */
+static inline uint64_t
+check_mulhi(uint64_t a, uint64_t b)
+{
+	uint64_t	a0 = a & 0xFFFFFFFFu,
+				a1 = a >> 32,
+				b0 = b & 0xFFFFFFFFu,
+				b1 = b >> 32;
+	uint64_t	p00 = a0 * b0,
+				p01 = a0 * b1,
+				p10 = a1 * b0,
+				p11 = a1 * b1;
+	uint64_t	mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+
+	return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+static inline int
+check_popcount8(unsigned char c)
+{
+	int			n = 0;
+
+	for (; c; c &= (unsigned char) (c - 1))
+		n++;
+	return n;
 }
 
 /* Little-endian readers independent of the core's own */
@@ -204,6 +231,124 @@ check_key(unsigned long long i, int stranger, uint64_t seed)
 	return bf_hash_bytes(url, len, seed);
 }
 
+/* A filter in a malloc'd buffer of exactly its size */
+typedef struct built
+{
+	unsigned char *buf;
+	size_t		len;
+	bf_filter	f;
+} built;
+
+/* bf_open of b's bytes (new, grown or replaced); a failure ends the test */
+static inline void
+check_open_built(built *b)
+{
+	bf_status	st = bf_open(b->buf, b->len, &b->f);
+
+	if (st != BF_OK)
+	{
+		CHECK(0, "cannot open a filter: %s", bf_status_message(st));
+		exit(2);
+	}
+}
+
+/* An empty filter of 'p' */
+static inline void
+check_build_empty(const bf_params *p, built *b)
+{
+	b->len = (size_t) p->total_bytes;
+	b->buf = check_malloc(b->len);
+	bf_init(p, b->buf);
+	check_open_built(b);
+}
+
+/* A filter of 'p' holding keys [from, to), added with bf_add */
+static inline void
+check_build(const bf_params *p, uint64_t from, uint64_t to, built *b)
+{
+	uint64_t	i;
+
+	check_build_empty(p, b);
+	for (i = from; i < to; i++)
+		bf_add(&b->f, check_key(i, 0, b->f.seed));
+}
+
+/* Probes 'probes' strangers; returns the fraction found */
+static inline double
+check_measure(const bf_filter *f, uint64_t probes)
+{
+	uint64_t	i,
+				fp = 0;
+
+	for (i = 0; i < probes; i++)
+		fp += bf_contains(f, check_key(i, 1, f->seed));
+	return (double) fp / (double) probes;
+}
+
+/*
+ * The rate a stranger sees in this filter (blocked or classic), from its
+ * bits, counted here: it lands in a block (blocked) or anywhere (classic) and
+ * finds k positions drawn with replacement from the bits it may test.  Unlike
+ * the model it needs no assumption about how evenly the items fell, so it
+ * judges small filters, whose loads are a single draw, fairly.
+ */
+static inline double
+check_fill_rate(const bf_filter *f)
+{
+	uint64_t	i,
+				b;
+	int			pop[256];
+	double		sum = 0.0;
+
+	for (i = 0; i < 256; i++)
+		pop[i] = check_popcount8((unsigned char) i);
+	if (f->variant == BF_CLASSIC)
+	{
+		uint64_t	set = 0;
+
+		for (i = 0; i < f->payload_bytes; i++)
+			set += (uint64_t) pop[f->payload[i]];
+		return pow((double) set / (double) f->bits, f->hashes);
+	}
+	for (b = 0; b < f->blocks; b++)
+	{
+		uint64_t	set = 0;
+
+		for (i = 0; i < 64; i++)
+			set += (uint64_t) pop[f->payload[b * 64 + i]];
+		sum += pow((double) set / 512.0, f->hashes);
+	}
+	return sum / (double) f->blocks;
+}
+
+/* Counts the calls of a yield hook in *(unsigned long *) arg */
+static inline void
+check_count_yield(void *arg)
+{
+	(*(unsigned long *) arg)++;
+}
+
+/*
+ * Union, intersection and fill of a (a and b of about 4 MB of payload) call
+ * the yield hook about once a megabyte: 3 to 5 times each
+ */
+static inline void
+check_yields(const char *what, built *a, const built *b)
+{
+	unsigned long yields = 0;
+	bf_fill_stats stats;
+
+	bf_union(&a->f, &b->f, check_count_yield, &yields);
+	CHECK(yields >= 3 && yields <= 5, "%s: union yielded %lu times", what, yields);
+	yields = 0;
+	bf_intersect(&a->f, &b->f, check_count_yield, &yields);
+	CHECK(yields >= 3 && yields <= 5, "%s: intersect yielded %lu times", what,
+		  yields);
+	yields = 0;
+	bf_fill(&a->f, &stats, check_count_yield, &yields);
+	CHECK(yields >= 3 && yields <= 5, "%s: fill yielded %lu times", what, yields);
+}
+
 #endif							/* BF_H */
 
 /*
@@ -224,6 +369,64 @@ check_key(unsigned long long i, int stranger, uint64_t seed)
 #define OFF_EXPECTED	40
 #define OFF_TARGET		48
 #define OFF_PAYLOAD		56
+
+#ifdef BF_H
+
+/*
+ * The reference rules of STORAGE.md section 3 for a filter of one stage
+ * (blocked, classic, counting), from the bytes alone, in two parts around a
+ * validator's own rules.  check_ref_head: the length of a header, magic,
+ * version, hash scheme, flags, a zero variant word, 1 to 64 hashes and 1 to
+ * the most bits BF_MAX_BYTES holds; returns the variant byte (whose rules,
+ * and the bit count's, are the caller's), or 0 when a rule is broken.
+ */
+static inline unsigned
+check_ref_head(const unsigned char *b, size_t len)
+{
+	unsigned long hashes;
+	unsigned long long bits;
+
+	if (len < BF_HEADER_SIZE)
+		return 0;
+	if (memcmp(b + OFF_MAGIC, "BLMF", 4) != 0 || b[OFF_VERSION] != 1)
+		return 0;
+	if (b[OFF_SCHEME] != 1 || b[OFF_FLAGS] != 0 ||
+		check_le32(b + OFF_VARIANT_WORD) != 0)
+		return 0;
+	hashes = check_le32(b + OFF_HASHES);
+	if (hashes < 1 || hashes > 64)
+		return 0;
+	bits = check_le64(b + OFF_BITS);
+	if (bits < 1 || bits > (BF_MAX_BYTES - BF_HEADER_SIZE) * 8)
+		return 0;
+	return b[OFF_VARIANT];
+}
+
+/*
+ * check_ref_tail, once the caller has 'payload' checked against the bit
+ * count: the payload within BF_MAX_BYTES, the target rule and the exact
+ * length (so that the caller may then read the payload's padding)
+ */
+static inline int
+check_ref_tail(const unsigned char *b, size_t len, unsigned long long payload)
+{
+	double		target = check_le_double(b + OFF_TARGET);
+
+	if (BF_HEADER_SIZE + payload > BF_MAX_BYTES)
+		return 0;
+	/* built from a bit count (both zero) or sized for a rate (both set) */
+	if (check_le64(b + OFF_TARGET) == 0)
+	{
+		if (check_le64(b + OFF_EXPECTED) != 0)
+			return 0;
+	}
+	else if (!(target > 0.0 && target < 1.0) ||
+			 check_le64(b + OFF_EXPECTED) == 0)
+		return 0;
+	return len == BF_HEADER_SIZE + payload;
+}
+
+#endif							/* BF_H */
 
 /* splitmix64: a reproducible stream for random cases */
 static inline uint64_t

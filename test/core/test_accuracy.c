@@ -32,13 +32,6 @@ seconds_since(clock_t start)
 }
 
 /* A planned, opened, empty filter in freshly allocated memory */
-typedef struct built
-{
-	unsigned char *buf;
-	size_t		len;
-	bf_filter	f;
-} built;
-
 static int
 build(bf_variant v, uint64_t n, double p, uint64_t seed, built *b)
 {
@@ -59,52 +52,6 @@ build(bf_variant v, uint64_t n, double p, uint64_t seed, built *b)
 	st = bf_open(b->buf, b->len, &b->f);
 	CHECK(st == BF_OK, "%s: bf_open: %s", vname(v), bf_status_message(st));
 	return st == BF_OK;
-}
-
-static int
-popcount8(unsigned char c)
-{
-	int			n = 0;
-
-	for (; c; c &= (unsigned char) (c - 1))
-		n++;
-	return n;
-}
-
-/*
- * The rate this particular filter should show, from its actual fill: a
- * stranger lands in a block (blocked) or anywhere (classic) and finds k
- * positions drawn with replacement from the bits it may test.  Unlike the
- * model it needs no assumption about how evenly the items fell, so it judges
- * small filters, whose loads are a single draw, fairly.
- */
-static double
-fill_rate(const bf_filter *f)
-{
-	uint64_t	i,
-				b;
-	int			pop[256];
-	double		sum = 0.0;
-
-	for (i = 0; i < 256; i++)
-		pop[i] = popcount8((unsigned char) i);
-	if (f->variant == BF_CLASSIC)
-	{
-		uint64_t	set = 0;
-
-		for (i = 0; i < f->payload_bytes; i++)
-			set += (uint64_t) pop[f->payload[i]];
-		return pow((double) set / (double) f->bits, f->hashes);
-	}
-	for (b = 0; b < f->blocks; b++)
-	{
-		uint64_t	set = 0;
-
-		for (i = 0; i < 64; i++)
-			set += (uint64_t) pop[f->payload[b * 64 + i]];
-		sum += pow((double) set / 512.0, f->hashes);
-	}
-	return sum / (double) f->blocks;
 }
 
 /*
@@ -155,7 +102,7 @@ measure(bf_variant v, uint64_t n, double p, uint64_t probes, uint64_t stride,
 	model = bf_filter_model_fpr(&b.f, (double) n);
 	se = sqrt(model * (1 - model) / (double) probes);
 	measured = (double) positives / (double) probes;
-	fill = fill_rate(&b.f);
+	fill = check_fill_rate(&b.f);
 	fill_se = sqrt(fill * (1 - fill) / (double) probes);
 	printf("     %s n=%-9llu p=%-6g k=%-2u %6.2f bits/item: measured %.6f, "
 		   "model %.6f (%+.2f SE), from fill %.6f (%+.2f SE); add %.2f s, "
@@ -216,6 +163,29 @@ test_fpr(int quick)
 	check_group_end();
 }
 
+/* Runs judged against the model too, timed together: measure()'s arguments */
+typedef struct run
+{
+	bf_variant	v;
+	uint64_t	n;
+	double		p;
+	uint64_t	probes;
+	uint64_t	stride;
+} run;
+
+static void
+measure_all(const char *group, const run *runs, size_t nruns)
+{
+	clock_t		t0 = clock();
+	size_t		i;
+
+	check_group(group);
+	for (i = 0; i < nruns; i++)
+		measure(runs[i].v, runs[i].n, runs[i].p, runs[i].probes, runs[i].stride, 1);
+	printf("     took %.1f s of CPU in all\n", seconds_since(t0));
+	check_group_end();
+}
+
 /*
  * n = 1e8: positions must reach every block of a 120 MB filter, and 10^8
  * probes hold the model to 0.1 % of the rate.  A single filter's rate
@@ -225,13 +195,10 @@ test_fpr(int quick)
 static void
 test_big(void)
 {
-	clock_t		t0 = clock();
-
-	check_group("n = 1e8, blocked at 1 %, 10^8 probes (BF_TEST_BIG)");
 	/* every 10th key looked up again */
-	measure(BF_BLOCKED, 100000000, 0.01, 100000000, 10, 1);
-	printf("     n = 1e8 took %.1f s of CPU in all\n", seconds_since(t0));
-	check_group_end();
+	static const run runs[] = {{BF_BLOCKED, 100000000, 0.01, 100000000, 10}};
+
+	measure_all("n = 1e8, blocked at 1 %, 10^8 probes (BF_TEST_BIG)", runs, 1);
 }
 
 /*
@@ -242,13 +209,12 @@ test_big(void)
 static void
 test_precision(void)
 {
-	clock_t		t0 = clock();
+	static const run runs[] = {
+		{BF_BLOCKED, 10000000, 0.001, 100000000, 1},
+		{BF_CLASSIC, 1000000, 0.001, 100000000, 1},
+	};
 
-	check_group("model precision at 0.1 %: 10^8 probes (BF_TEST_BIG)");
-	measure(BF_BLOCKED, 10000000, 0.001, 100000000, 1, 1);
-	measure(BF_CLASSIC, 1000000, 0.001, 100000000, 1, 1);
-	printf("     took %.1f s of CPU\n", seconds_since(t0));
-	check_group_end();
+	measure_all("model precision at 0.1 %: 10^8 probes (BF_TEST_BIG)", runs, 2);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -274,7 +240,7 @@ check_spread(const built *b, const char *what)
 	uint64_t	units = b->f.payload_bytes / unit;
 
 	for (s = 0; s < 256; s++)
-		pop[s] = popcount8((unsigned char) s);
+		pop[s] = check_popcount8((unsigned char) s);
 	memset(counts, 0, sizeof(counts));
 	for (s = 0; s < 100; s++)
 	{

@@ -256,15 +256,29 @@ test_merge(void)
 	check_group_end();
 }
 
+/* bf_describe of an empty filter of 'p', whole and cut to 10 bytes */
+static void
+describes(const bf_params *p, const char *want)
+{
+	unsigned char *buf = check_malloc((size_t) p->total_bytes);
+	bf_filter	f;
+	char		out[192];
+
+	bf_init(p, buf);
+	CHECK(bf_open(buf, (size_t) p->total_bytes, &f) == BF_OK, "open");
+	bf_describe(&f, out, sizeof(out));
+	CHECK(strcmp(out, want) == 0, "\"%s\"", out);
+	bf_describe(&f, out, 10);
+	CHECK(strlen(out) == 9, "truncated: \"%s\"", out);
+	free(buf);
+}
+
 static void
 test_names(void)
 {
 	char		expect[128] = "";
-	char		out[192];
 	int			v;
 	bf_params	p;
-	bf_filter	f;
-	unsigned char *buf;
 
 	check_group("bf_variant_list names every variant in order; bf_describe");
 	for (v = BF_VARIANT_MIN; v <= BF_VARIANT_MAX; v++)
@@ -275,21 +289,9 @@ test_names(void)
 	}
 	CHECK(strcmp(bf_variant_list(), expect) == 0, "\"%s\" against \"%s\"", bf_variant_list(), expect);
 	CHECK(bf_plan(BF_CLASSIC, 100, 0.01, 0, &p) == BF_OK, "plan");
-	buf = check_malloc((size_t) p.total_bytes);
-	bf_init(&p, buf);
-	CHECK(bf_open(buf, (size_t) p.total_bytes, &f) == BF_OK, "open");
-	bf_describe(&f, out, sizeof(out));
-	CHECK(strcmp(out, "classic, 959 bits, 7 hashes, seed 0, planned for 100 items at 0.01") == 0, "\"%s\"", out);
-	bf_describe(&f, out, 10);
-	CHECK(strlen(out) == 9, "truncated: \"%s\"", out);
-	free(buf);
+	describes(&p, "classic, 959 bits, 7 hashes, seed 0, planned for 100 items at 0.01");
 	CHECK(bf_plan_bits(BF_BLOCKED, 1024, 3, 5, &p) == BF_OK, "plan bits");
-	buf = check_malloc((size_t) p.total_bytes);
-	bf_init(&p, buf);
-	CHECK(bf_open(buf, (size_t) p.total_bytes, &f) == BF_OK, "open");
-	bf_describe(&f, out, sizeof(out));
-	CHECK(strcmp(out, "blocked, 1024 bits, 3 hashes, seed 5, built from a bit count") == 0, "\"%s\"", out);
-	free(buf);
+	describes(&p, "blocked, 1024 bits, 3 hashes, seed 5, built from a bit count");
 	check_group_end();
 }
 

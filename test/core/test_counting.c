@@ -20,49 +20,7 @@
 #include "bf.h"
 #include "check.h"
 
-/* Field offsets of the 64-byte header, as documented */
-
 #define MAX_BITS		((BF_MAX_BYTES - BF_HEADER_SIZE) * 8)
-
-typedef struct built
-{
-	unsigned char *buf;
-	size_t		len;
-	bf_filter	f;
-} built;
-
-static void
-open_or_die(built *b)
-{
-	bf_status	st = bf_open(b->buf, b->len, &b->f);
-
-	if (st != BF_OK)
-	{
-		CHECK(0, "cannot open a new filter: %s", bf_status_message(st));
-		exit(2);
-	}
-}
-
-/* An empty filter of 'p' */
-static void
-build_empty(const bf_params *p, built *b)
-{
-	b->len = (size_t) p->total_bytes;
-	b->buf = check_malloc(b->len);
-	bf_init(p, b->buf);
-	open_or_die(b);
-}
-
-/* A filter of 'p' holding keys [from, to) */
-static void
-build(const bf_params *p, uint64_t from, uint64_t to, built *b)
-{
-	uint64_t	i;
-
-	build_empty(p, b);
-	for (i = from; i < to; i++)
-		bf_add(&b->f, check_key(i, 0, b->f.seed));
-}
 
 static void
 plan_bits(bf_variant v, uint64_t m, uint32_t k, uint64_t seed, bf_params *p)
@@ -80,28 +38,12 @@ plan_bits(bf_variant v, uint64_t m, uint32_t k, uint64_t seed, bf_params *p)
 /* ---------------------------------------------------------------------- */
 /* The reference model, from the documented layout alone */
 
-static uint64_t
-ref_mulhi(uint64_t a, uint64_t b)
-{
-	uint64_t	a0 = a & 0xFFFFFFFFu,
-				a1 = a >> 32,
-				b0 = b & 0xFFFFFFFFu,
-				b1 = b >> 32;
-	uint64_t	p00 = a0 * b0,
-				p01 = a0 * b1,
-				p10 = a1 * b0,
-				p11 = a1 * b1;
-	uint64_t	mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
-
-	return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-}
-
 /* x = mulhi(lo, m), y = mulhi(hi, m); k times: x, then x += y, y += i */
 static void
 ref_positions(bf_hash h, uint64_t m, uint32_t k, uint64_t *pos)
 {
-	uint64_t	x = ref_mulhi(h.lo, m),
-				y = ref_mulhi(h.hi, m);
+	uint64_t	x = check_mulhi(h.lo, m),
+				y = check_mulhi(h.hi, m);
 	uint32_t	i;
 
 	for (i = 0; i < k; i++)
@@ -202,45 +144,19 @@ ref_diff(const ref *r, const bf_filter *f)
 static int
 ref_valid(const unsigned char *b, size_t len)
 {
-	unsigned	variant;
-	unsigned long hashes;
+	unsigned	variant = check_ref_head(b, len);
 	unsigned long long bits,
 				payload,
 				i;
-	double		target;
 
-	if (len < BF_HEADER_SIZE)
-		return 0;
-	if (memcmp(b + OFF_MAGIC, "BLMF", 4) != 0 || b[OFF_VERSION] != 1)
-		return 0;
-	variant = b[OFF_VARIANT];
 	if (variant != BF_CLASSIC && variant != BF_COUNTING)
 		return 0;
-	if (b[OFF_SCHEME] != 1 || b[OFF_FLAGS] != 0 ||
-		check_le32(b + OFF_VARIANT_WORD) != 0)
-		return 0;
-	hashes = check_le32(b + OFF_HASHES);
-	if (hashes < 1 || hashes > 64)
-		return 0;
 	bits = check_le64(b + OFF_BITS);
-	if (bits < 1 || bits > MAX_BITS)
-		return 0;
 	payload = check_le64(b + OFF_PAYLOAD);
 	if (payload != (variant == BF_COUNTING ? (bits + 15) / 16 * 8 :
 					(bits + 63) / 64 * 8))
 		return 0;
-	if (BF_HEADER_SIZE + payload > BF_MAX_BYTES)
-		return 0;
-	target = check_le_double(b + OFF_TARGET);
-	if (check_le64(b + OFF_TARGET) == 0)
-	{
-		if (check_le64(b + OFF_EXPECTED) != 0)
-			return 0;
-	}
-	else if (!(target > 0.0 && target < 1.0) ||
-			 check_le64(b + OFF_EXPECTED) == 0)
-		return 0;
-	if (len != BF_HEADER_SIZE + payload)
+	if (!check_ref_tail(b, len, payload))
 		return 0;
 	if (variant == BF_COUNTING)
 	{
@@ -298,7 +214,7 @@ test_plan(void)
 		CHECK(bf_size_bytes(BF_COUNTING, ms[i], p.hashes) == p.total_bytes,
 			  "m=%llu: bf_size_bytes %llu", (unsigned long long) ms[i],
 			  (unsigned long long) bf_size_bytes(BF_COUNTING, ms[i], p.hashes));
-		build_empty(&p, &b);
+		check_build_empty(&p, &b);
 		CHECK(b.buf[OFF_VARIANT] == 3 && check_le64(b.buf + OFF_BITS) == ms[i] &&
 			  check_le32(b.buf + OFF_HASHES) == 5 &&
 			  check_le32(b.buf + OFF_VARIANT_WORD) == 0 &&
@@ -343,8 +259,8 @@ test_plan(void)
 			  "n=%llu: capacity %llu, classic %llu",
 			  (unsigned long long) sized[i].n, (unsigned long long) cap_c,
 			  (unsigned long long) cap_k);
-		build_empty(&c, &bc);
-		build_empty(&k, &bk);
+		check_build_empty(&c, &bc);
+		check_build_empty(&k, &bk);
 		CHECK(bf_filter_capacity(&bc.f) == bf_filter_capacity(&bk.f),
 			  "n=%llu: filter capacity %llu, classic %llu",
 			  (unsigned long long) sized[i].n,
@@ -411,7 +327,7 @@ test_against_reference(void)
 			uint64_t	items = 0;
 
 			plan_bits(BF_COUNTING, ms[a], ks[c], ms[a] * 100 + ks[c], &p);
-			build_empty(&p, &b);
+			check_build_empty(&p, &b);
 			r.m = ms[a];
 			r.k = ks[c];
 			r.c = check_malloc((size_t) ms[a]);
@@ -499,8 +415,8 @@ test_same_as_classic(void)
 
 		plan_bits(BF_COUNTING, shapes[s].m, shapes[s].k, shapes[s].seed, &pc);
 		plan_bits(BF_CLASSIC, shapes[s].m, shapes[s].k, shapes[s].seed, &pk);
-		build(&pc, 0, shapes[s].n, &c);
-		build(&pk, 0, shapes[s].n, &k);
+		check_build(&pc, 0, shapes[s].n, &c);
+		check_build(&pk, 0, shapes[s].n, &k);
 		for (i = 0; i < shapes[s].m; i++)
 			bit_differ += (nibble(c.f.payload, i) != 0) !=
 				((k.f.payload[i / 8] >> (i % 8)) & 1);
@@ -551,7 +467,7 @@ measure(uint64_t n, double p)
 		CHECK(0, "n=%llu p=%g: no plan", (unsigned long long) n, p);
 		return;
 	}
-	build(&params, 0, n, &b);
+	check_build(&params, 0, n, &b);
 	t_add = (double) (clock() - t0) / CLOCKS_PER_SEC;
 	for (i = 0; i < n; i++)
 		missing += !bf_contains(&b.f, check_key(i, 0, 0));
@@ -619,7 +535,7 @@ test_remove_half(void)
 
 	check_group("removing half keeps the other half and forgets the removed one");
 	bf_plan(BF_COUNTING, n, 0.01, 9, &p);
-	build(&p, 0, n, &b);
+	check_build(&p, 0, n, &b);
 	for (i = 0; i < n; i += 2)
 		refused += bf_remove(&b.f, check_key(i, 0, 9)) != BF_OK;
 	for (i = 0; i < n; i++)
@@ -647,7 +563,7 @@ test_remove_half(void)
 	CHECK(b.f.items == n / 2, "items %llu", (unsigned long long) b.f.items);
 	CHECK(fabs(s.estimated_items - (double) (n / 2)) <= 0.03 * (double) (n / 2),
 		  "estimated %.0f items after removing half", s.estimated_items);
-	build_empty(&p, &half);
+	check_build_empty(&p, &half);
 	for (i = 1; i < n; i += 2)
 		bf_add(&half.f, check_key(i, 0, 9));
 	CHECK(s.saturated == 0 && memcmp(b.f.payload, half.f.payload,
@@ -680,7 +596,7 @@ test_remove_absent(void)
 
 	check_group("removing an absent element changes nothing");
 	bf_plan(BF_COUNTING, 2000, 0.05, 0, &p);
-	build(&p, 0, 2000, &b);
+	check_build(&p, 0, 2000, &b);
 	before = check_dup(b.buf, b.len, b.len);
 	for (i = 0; i < 20000; i++)
 	{
@@ -720,14 +636,14 @@ test_remove_absent(void)
 
 	/* the empty filter refuses everything */
 	plan_bits(BF_COUNTING, 33, 4, 0, &p);
-	build_empty(&p, &b);
+	check_build_empty(&p, &b);
 	CHECK(bf_remove(&b.f, check_key(1, 0, 0)) == BF_E_NOT_FOUND &&
 		  b.f.items == 0, "remove from the empty filter");
 	free(b.buf);
 
 	/* other variants cannot remove at all */
 	plan_bits(BF_CLASSIC, 64, 3, 0, &p);
-	build(&p, 0, 3, &b);
+	check_build(&p, 0, 3, &b);
 	before = check_dup(b.buf, b.len, b.len);
 	CHECK(bf_remove(&b.f, check_key(1, 0, 0)) == BF_E_UNSUPPORTED &&
 		  memcmp(before, b.buf, b.len) == 0, "classic removed");
@@ -756,7 +672,7 @@ test_saturation(void)
 
 	check_group("saturation: 15 stays 15, and no false negative");
 	plan_bits(BF_COUNTING, 1000, 5, 0, &p);
-	build_empty(&p, &b);
+	check_build_empty(&p, &b);
 	x = check_key(1, 0, 0);
 	y = check_key(2, 0, 0);
 	ref_positions(x, 1000, 5, pos);
@@ -833,7 +749,7 @@ test_saturation(void)
 					bad = 0;
 
 		plan_bits(BF_COUNTING, 20000, 4, 5, &p);
-		build(&p, 0, 3000, &l);
+		check_build(&p, 0, 3000, &l);
 		r.m = 20000;
 		r.k = 4;
 		r.c = check_malloc(20000);
@@ -864,7 +780,7 @@ test_saturation(void)
 
 	/* one element added 15 times over in a 1-counter filter */
 	plan_bits(BF_COUNTING, 1, 3, 0, &p);
-	build_empty(&p, &b);
+	check_build_empty(&p, &b);
 	for (i = 0; i < 4; i++)
 		bf_add(&b.f, x);		/* 12 increments */
 	CHECK(b.f.payload[0] == 12, "one counter: %u", b.f.payload[0]);
@@ -905,8 +821,8 @@ test_merge_words(void)
 
 	check_group("counter-wise saturating sum and minimum");
 	plan_bits(BF_COUNTING, 4096, 3, 0, &p);
-	build_empty(&p, &a);
-	build_empty(&p, &b);
+	check_build_empty(&p, &a);
+	check_build_empty(&p, &b);
 	orig = check_malloc(a.len);
 	for (round = 0; round < 20; round++)
 	{
@@ -983,12 +899,12 @@ test_union_intersect(void)
 
 	check_group("union adds counters; intersection keeps the common part");
 	bf_plan(BF_COUNTING, 10000, 0.01, 3, &p);
-	build(&p, 0, 6000, &a);
-	build(&p, 4000, 10000, &b);
-	build(&p, 0, 6000, &all);
+	check_build(&p, 0, 6000, &a);
+	check_build(&p, 4000, 10000, &b);
+	check_build(&p, 0, 6000, &all);
 	for (i = 4000; i < 10000; i++)
 		bf_add(&all.f, check_key(i, 0, 3));
-	build(&p, 0, 6000, &inter);
+	check_build(&p, 0, 6000, &inter);
 
 	/* a duplicated element on both sides: 10 + 10 adds saturate */
 	for (i = 0; i < 10; i++)
@@ -1026,7 +942,7 @@ test_union_intersect(void)
 		built		common;
 		uint64_t	below = 0;
 
-		build(&p, 4000, 6000, &common);
+		check_build(&p, 4000, 6000, &common);
 		for (i = 0; i < common.f.bits; i++)
 			below += nibble(inter.f.payload, i) < nibble(common.f.payload, i);
 		CHECK(below == 0, "%llu counters below those of the common part",
@@ -1051,8 +967,8 @@ test_union_intersect(void)
 		bf_hash		x = check_key(5, 0, 0);
 
 		plan_bits(BF_COUNTING, 500, 4, 0, &q);
-		build_empty(&q, &x3);
-		build_empty(&q, &x2);
+		check_build_empty(&q, &x3);
+		check_build_empty(&q, &x2);
 		for (i = 0; i < 3; i++)
 			bf_add(&x3.f, x);
 		for (i = 0; i < 2; i++)
@@ -1071,7 +987,7 @@ test_union_intersect(void)
 	bf_intersect(&all.f, &all.f, NULL, NULL);
 	CHECK(memcmp(before + 64, all.f.payload, all.len - 64) == 0,
 		  "A & A changed the counters");
-	build_empty(&p, &e);
+	check_build_empty(&p, &e);
 	bf_union(&all.f, &e.f, NULL, NULL);
 	CHECK(memcmp(before + 64, all.f.payload, all.len - 64) == 0,
 		  "A | empty changed the counters");
@@ -1087,7 +1003,7 @@ test_union_intersect(void)
 		built		o;
 
 		bf_plan(BF_CLASSIC, 10000, 0.01, 3, &q);
-		build(&q, 0, 10, &o);
+		check_build(&q, 0, 10, &o);
 		memcpy(before, all.buf, all.len);
 		CHECK(bf_union(&all.f, &o.f, NULL, NULL) == BF_E_INCOMPATIBLE &&
 			  bf_intersect(&all.f, &o.f, NULL, NULL) == BF_E_INCOMPATIBLE &&
@@ -1096,7 +1012,7 @@ test_union_intersect(void)
 			  "a classic filter of the same shape combined");
 		free(o.buf);
 		plan_bits(BF_COUNTING, all.f.bits + 1, all.f.hashes, 3, &q);
-		build(&q, 0, 10, &o);
+		check_build(&q, 0, 10, &o);
 		CHECK(bf_union(&all.f, &o.f, NULL, NULL) == BF_E_INCOMPATIBLE &&
 			  memcmp(before, all.buf, all.len) == 0,
 			  "another size combined");
@@ -1128,7 +1044,7 @@ test_fill(void)
 		double		rate;
 
 		bf_plan(BF_COUNTING, 200000, 0.01, 0, &p);
-		build(&p, 0, ns[i], &b);
+		check_build(&p, 0, ns[i], &b);
 		/* every key twice, and key 0 forty times: distinct items count */
 		for (j = 0; j < ns[i]; j++)
 			bf_add(&b.f, check_key(j, 0, 0));
@@ -1173,7 +1089,7 @@ test_fill(void)
 		bf_fill_stats s;
 
 		plan_bits(BF_COUNTING, 1000, 2, 0, &p);
-		build_empty(&p, &b);
+		check_build_empty(&p, &b);
 		memset(b.f.payload, 0xFF, 500);
 		CHECK(bf_open(b.buf, b.len, &b.f) == BF_OK, "full filter invalid");
 		bf_fill(&b.f, &s, NULL, NULL);
@@ -1201,7 +1117,7 @@ test_round_trip(void)
 
 	check_group("serialise, copy, reopen: same answers");
 	bf_plan(BF_COUNTING, 5000, 0.01, UINT64_MAX, &p);
-	build(&p, 0, 5000, &a);
+	check_build(&p, 0, 5000, &a);
 	for (i = 0; i < 1000; i += 3)
 		bf_remove(&a.f, check_key(i, 0, UINT64_MAX));
 	copy = check_dup(a.buf, a.len, a.len);
@@ -1223,7 +1139,7 @@ test_round_trip(void)
 	{
 		built		b;
 
-		build(&p, 0, 5000, &b);
+		check_build(&p, 0, 5000, &b);
 		for (i = 0; i < 1000; i += 3)
 			bf_remove(&b.f, check_key(i, 0, UINT64_MAX));
 		CHECK(memcmp(a.buf, b.buf, a.len) == 0, "not deterministic");
@@ -1255,7 +1171,7 @@ test_edge_sizes(void)
 			bf_fill_stats s;
 
 			plan_bits(BF_COUNTING, ms[i], ks[j], 0, &p);
-			build(&p, 0, 3, &b);
+			check_build(&p, 0, 3, &b);
 			for (x = 0; x < 3; x++)
 				missing += !bf_contains(&b.f, check_key(x, 0, 0));
 			CHECK(bf_open(b.buf, b.len, &b.f) == BF_OK && missing == 0,
@@ -1303,7 +1219,7 @@ make_victims(victim *out)
 		built		b;
 		uint64_t	i;
 
-		build(&p[j], 0, 20, &b);
+		check_build(&p[j], 0, 20, &b);
 		for (i = 0; i < 5; i++)
 			bf_add(&b.f, check_key(0, 0, b.f.seed));
 		out[j].name = names[j];
@@ -1520,37 +1436,19 @@ test_hostile(void)
 	check_group_end();
 }
 
-static unsigned long yields;
-
-static void
-count_yield(void *arg)
-{
-	(void) arg;
-	yields++;
-}
-
 static void
 test_yield(void)
 {
 	bf_params	p;
 	built		a,
 				b;
-	bf_fill_stats s;
 
 	check_group("long loops call the yield hook");
 	/* 8 M counters: 4 MB of payload, about one call per megabyte */
 	plan_bits(BF_COUNTING, UINT64_C(8) << 20, 3, 0, &p);
-	build(&p, 0, 1000, &a);
-	build(&p, 1000, 2000, &b);
-	yields = 0;
-	bf_union(&a.f, &b.f, count_yield, NULL);
-	CHECK(yields >= 3 && yields <= 5, "union yielded %lu times", yields);
-	yields = 0;
-	bf_intersect(&a.f, &b.f, count_yield, NULL);
-	CHECK(yields >= 3 && yields <= 5, "intersect yielded %lu times", yields);
-	yields = 0;
-	bf_fill(&a.f, &s, count_yield, NULL);
-	CHECK(yields >= 3 && yields <= 5, "fill yielded %lu times", yields);
+	check_build(&p, 0, 1000, &a);
+	check_build(&p, 1000, 2000, &b);
+	check_yields("counting", &a, &b);
 	free(a.buf);
 	free(b.buf);
 	check_group_end();
@@ -1580,7 +1478,7 @@ test_storage_example(void)
 
 	check_group("the documented example, byte for byte");
 	plan_bits(BF_COUNTING, 20, 3, 0, &p);
-	build_empty(&p, &b);
+	check_build_empty(&p, &b);
 	bf_add(&b.f, bf_hash_bytes("hello", 5, 0));
 	bf_add(&b.f, bf_hash_bytes("hello", 5, 0));
 	bf_add(&b.f, bf_hash_int64(42, 0));

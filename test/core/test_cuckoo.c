@@ -20,36 +20,6 @@
 #define LOAD			0.94
 #define STAGE_HEADER	16
 
-__extension__ typedef unsigned __int128 u128;
-
-typedef struct built
-{
-	unsigned char *buf;
-	size_t		len;
-	bf_filter	f;
-} built;
-
-static void
-open_or_die(built *b)
-{
-	bf_status	st = bf_open(b->buf, b->len, &b->f);
-
-	if (st != BF_OK)
-	{
-		CHECK(0, "cannot open a filter: %s", bf_status_message(st));
-		exit(2);
-	}
-}
-
-static void
-build_empty(const bf_params *p, built *b)
-{
-	b->len = (size_t) p->total_bytes;
-	b->buf = check_malloc(b->len);
-	bf_init(p, b->buf);
-	open_or_die(b);
-}
-
 static void
 plan_or_die(uint64_t n, double fpr, uint64_t seed, bf_params *p)
 {
@@ -63,6 +33,16 @@ plan_or_die(uint64_t n, double fpr, uint64_t seed, bf_params *p)
 	}
 }
 
+/* b's bytes replaced by the 'len' at nb (the old ones freed), opened again */
+static void
+adopt(built *b, unsigned char *nb, size_t len)
+{
+	free(b->buf);
+	b->buf = nb;
+	b->len = len;
+	check_open_built(b);
+}
+
 /* Grows the filter by a stage, as the SQL layer does when an add reports full */
 static void
 grow_built(built *b)
@@ -71,10 +51,7 @@ grow_built(built *b)
 	unsigned char *nb = check_malloc((size_t) n);
 
 	bf_grow(&b->f, nb);
-	free(b->buf);
-	b->buf = nb;
-	b->len = (size_t) n;
-	open_or_die(b);
+	adopt(b, nb, (size_t) n);
 }
 
 /* Adds, growing the filter when it reports full */
@@ -98,7 +75,7 @@ build(const bf_params *p, uint64_t from, uint64_t to, built *b)
 {
 	uint64_t	i;
 
-	build_empty(p, b);
+	check_build_empty(p, b);
 	for (i = from; i < to; i++)
 		add_grow(b, check_key(i, 0, b->f.seed));
 }
@@ -106,12 +83,6 @@ build(const bf_params *p, uint64_t from, uint64_t to, built *b)
 /* ----------------------------------------------------------------------
  * The reference model, from the documentation alone
  * ---------------------------------------------------------------------- */
-
-static uint64_t
-ref_mulhi(uint64_t a, uint64_t b)
-{
-	return (uint64_t) (((u128) a * b) >> 64);
-}
 
 static uint64_t
 ref_fmix(uint64_t x)
@@ -188,9 +159,9 @@ ref_where(bf_hash h, unsigned f, uint64_t buckets)
 	ref_pos		r;
 	uint64_t	hb;
 
-	r.fp = 1 + ref_mulhi(h.lo, (1ULL << f) - 1);
-	r.i1 = ref_mulhi(h.hi, buckets);
-	hb = ref_mulhi(ref_fmix(r.fp), buckets);
+	r.fp = 1 + check_mulhi(h.lo, (1ULL << f) - 1);
+	r.i1 = check_mulhi(h.hi, buckets);
+	hb = check_mulhi(ref_fmix(r.fp), buckets);
 	r.i2 = (hb + buckets - r.i1) % buckets;
 	return r;
 }
@@ -198,7 +169,7 @@ ref_where(bf_hash h, unsigned f, uint64_t buckets)
 static uint64_t
 ref_alt(uint64_t fp, uint64_t b, uint64_t buckets)
 {
-	return (ref_mulhi(ref_fmix(fp), buckets) + buckets - b) % buckets;
+	return (check_mulhi(ref_fmix(fp), buckets) + buckets - b) % buckets;
 }
 
 static int
@@ -424,18 +395,6 @@ test_plan(void)
 	check_group_end();
 }
 
-/* Probes 'probes' strangers; returns the fraction found */
-static double
-measure(const bf_filter *f, uint64_t probes)
-{
-	uint64_t	i,
-				fp = 0;
-
-	for (i = 0; i < probes; i++)
-		fp += bf_contains(f, check_key(i, 1, f->seed));
-	return (double) fp / (double) probes;
-}
-
 static void
 test_accuracy(void)
 {
@@ -466,7 +425,7 @@ test_accuracy(void)
 		CHECK(missing == 0, "p = %g: %llu false negatives", rates[r],
 			  (unsigned long long) missing);
 		model = model_rate(p.hashes, n / (double) (p.bits / p.hashes));
-		meas = measure(&b.f, probes);
+		meas = check_measure(&b.f, probes);
 		sigma = sqrt(model / (double) probes);
 		CHECK(fabs(meas - model) <= 5 * sigma + 0.02 * model,
 			  "p = %g: measured %.5f, model %.5f (sigma %.5f)", rates[r],
@@ -506,7 +465,7 @@ test_reference(void)
 
 	check_group("the documented layout: same bytes as a model of it, same answers");
 	plan_or_die(500, 0.01, 99, &p);
-	build_empty(&p, &b);
+	check_build_empty(&p, &b);
 	reflen = b.len;
 	ref = check_malloc(reflen);
 	memcpy(ref, b.buf, reflen);
@@ -555,7 +514,7 @@ test_overfill(void)
 
 	check_group("overfill: 3x the planned count grows stages, no false negatives");
 	plan_or_die(n, 0.01, 5, &p);
-	build_empty(&p, &b);
+	check_build_empty(&p, &b);
 	before = check_malloc(64 + 16 * p.payload_bytes);
 	for (i = 0; i < 3 * n; i++)
 	{
@@ -581,7 +540,7 @@ test_overfill(void)
 	CHECK(missing == 0, "%llu false negatives after growth",
 		  (unsigned long long) missing);
 	bf_fill(&b.f, &fs, NULL, NULL);
-	meas = measure(&b.f, 4 * n);
+	meas = check_measure(&b.f, 4 * n);
 	CHECK(fs.stages == b.f.variant_word && fs.estimated_items == (double) (3 * n) &&
 		  b.f.items == 3 * n,
 		  "stages %u, estimate %g, items %llu", fs.stages,
@@ -613,7 +572,7 @@ test_full_unchanged(void)
 	{
 		if (bf_plan_bits(BF_CUCKOO, 4 * 8 * (3 + seed), 8, seed, &p) != BF_OK)
 			exit(2);
-		build_empty(&p, &b);
+		check_build_empty(&p, &b);
 		before = check_malloc(b.len);
 		for (i = 0; i < 4 * (3 + seed) + 8; i++)
 		{
@@ -636,7 +595,7 @@ test_full_unchanged(void)
 	 * (growing would only add ever larger stages for it), changing nothing
 	 */
 	bf_plan_bits(BF_CUCKOO, 4 * 8 * 64, 8, 1, &p);
-	build_empty(&p, &b);
+	check_build_empty(&p, &b);
 	before = check_malloc(b.len);
 	for (i = 0; i < 8; i++)
 		CHECK(bf_add(&b.f, check_key(3, 0, 1)) == BF_OK, "copy %llu",
@@ -670,7 +629,7 @@ test_remove(void)
 
 	/* two copies: one removal leaves one */
 	plan_or_die(1000, 0.01, 11, &p);
-	build_empty(&p, &b);
+	check_build_empty(&p, &b);
 	x = check_key(12345, 0, b.f.seed);
 	add_grow(&b, x);
 	add_grow(&b, x);
@@ -747,7 +706,7 @@ test_determinism_roundtrip(void)
 	c.len = a.len;
 	c.buf = check_malloc(c.len);
 	memcpy(c.buf, a.buf, a.len);
-	open_or_die(&c);
+	check_open_built(&c);
 	for (i = 0; i < 20000; i++)
 	{
 		bf_hash		h = check_key(i, i & 1, a.f.seed);
@@ -917,7 +876,7 @@ test_union(void)
 	bf_plan_bits(BF_CUCKOO, 3 * 40, 10, 8, &p);
 	build(&p, 0, 6, &c);
 	bf_plan_bits(BF_CUCKOO, 1 * 40, 10, 8, &p);
-	build_empty(&p, &d);
+	check_build_empty(&p, &d);
 	{
 		uint64_t	i = 0;
 
@@ -1016,7 +975,7 @@ test_hostile(void)
 	memcpy(m, a.buf, len);
 	memset(m + len, 0, 8);
 	CHECK(bf_open(m, len + 8, &a.f) == BF_E_TRAILING, "trailing bytes");
-	open_or_die(&a);
+	check_open_built(&a);
 
 	/*
 	 * every byte of the header, of each stage header and of the last word
@@ -1044,7 +1003,7 @@ test_hostile(void)
 			}
 		}
 	}
-	open_or_die(&a);
+	check_open_built(&a);
 	CHECK(reopened_bad == 0, "%llu accepted mutations became invalid after use",
 		  (unsigned long long) reopened_bad);
 
@@ -1189,10 +1148,7 @@ union_grow(built *a, const built *b)
 		unsigned char *out = check_malloc((size_t) need);
 
 		st = bf_union_into(&a->f, &b->f, out, NULL, NULL);
-		free(a->buf);
-		a->buf = out;
-		a->len = (size_t) need;
-		open_or_die(a);
+		adopt(a, out, (size_t) need);
 	}
 	CHECK(st == BF_OK, "union: %s", bf_status_message(st));
 }
@@ -1220,8 +1176,8 @@ test_sets(void)
 
 	/* 150 rows of one value: one stage, one fingerprint, one item */
 	plan_or_die(1000, 0.01, 0, &p);
-	build_empty(&p, &a);
-	build_empty(&p, &b);
+	check_build_empty(&p, &a);
+	check_build_empty(&p, &b);
 	for (i = 0; i < 150; i++)
 		add_new_grow(&a, x);
 	CHECK(bf_add(&b.f, x) == BF_OK, "one add");
@@ -1236,8 +1192,8 @@ test_sets(void)
 	 * 1000 rows of 3 values, and 100,000 rows where 90 % are one value:
 	 * the same bytes as each distinct value added once, in first-seen order
 	 */
-	build_empty(&p, &a);
-	build_empty(&p, &b);
+	check_build_empty(&p, &a);
+	check_build_empty(&p, &b);
 	for (i = 0; i < 1000; i++)
 		add_new_grow(&a, check_key(i % 3, 0, 0));
 	for (i = 0; i < 3; i++)
@@ -1248,7 +1204,7 @@ test_sets(void)
 	free(a.buf);
 	free(b.buf);
 	plan_or_die(20000, 0.01, 5, &p);
-	build_empty(&p, &a);
+	check_build_empty(&p, &a);
 	for (i = 0; i < 100000; i++)
 		add_new_grow(&a, check_key(i % 10 == 0 ? i : 7, 0, 5));
 	for (i = 0; i < 100000; i += 10)
@@ -1261,7 +1217,7 @@ test_sets(void)
 		  (unsigned long long) a.f.items);
 
 	/* distinct elements: bf_add_new finds none of them missing either */
-	build_empty(&p, &b);
+	check_build_empty(&p, &b);
 	for (i = 0; i < 60000; i++)
 		add_new_grow(&b, check_key(i, 1, 5));
 	missing = 0;
@@ -1277,10 +1233,10 @@ test_sets(void)
 	 * makes them), unioned: every element present, the hitter stored once,
 	 * and a union of the result with any partial changes nothing
 	 */
-	build_empty(&p, &b);
+	check_build_empty(&p, &b);
 	for (k = 0; k < 4; k++)
 	{
-		build_empty(&p, &c);
+		check_build_empty(&p, &c);
 		for (i = (uint64_t) k; i < 100000; i += 4)
 			add_new_grow(&c, check_key(i % 10 == 0 ? i : 7, 0, 5));
 		union_grow(&b, &c);
@@ -1298,14 +1254,14 @@ test_sets(void)
 	free(b.buf);
 
 	/* a union of one filter with copies of itself 300 times: unchanged */
-	build_empty(&p, &b);
+	check_build_empty(&p, &b);
 	memcpy(b.buf, a.buf, a.len);
-	open_or_die(&b);
+	check_open_built(&b);
 	for (k = 0; k < 300; k++)
 	{
-		build_empty(&p, &c);
+		check_build_empty(&p, &c);
 		memcpy(c.buf, a.buf, a.len);
-		open_or_die(&c);
+		check_open_built(&c);
 		union_grow(&b, &c);
 		free(c.buf);
 	}
@@ -1317,7 +1273,7 @@ test_sets(void)
 
 	/* bf_add counts copies: 8 adds, 8 removes, then absent */
 	plan_or_die(1000, 0.01, 2, &p);
-	build_empty(&p, &a);
+	check_build_empty(&p, &a);
 	for (k = 0; k < 8; k++)
 		CHECK(bf_add(&a.f, x) == BF_OK, "copy %d", k);
 	before = check_malloc(a.len);
@@ -1347,7 +1303,7 @@ test_sets(void)
 
 	/* the 8 copies count across stages: a grown filter refuses the 9th too */
 	bf_plan_bits(BF_CUCKOO, 4 * 8 * 4, 8, 3, &p);
-	build_empty(&p, &a);
+	check_build_empty(&p, &a);
 	for (k = 0; k < 5; k++)
 		add_grow(&a, x);
 	for (i = 0; a.f.variant_word < 3 && i < 100000; i++)
@@ -1362,7 +1318,7 @@ test_sets(void)
 
 	/* one bucket (both of the element's buckets are it): 4 copies */
 	bf_plan_bits(BF_CUCKOO, 4 * 8, 8, 0, &p);
-	build_empty(&p, &a);
+	check_build_empty(&p, &a);
 	for (k = 0; k < 4; k++)
 		CHECK(bf_add(&a.f, x) == BF_OK, "copy %d in one bucket", k);
 	st = bf_add(&a.f, x);

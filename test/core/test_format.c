@@ -90,46 +90,19 @@ expected_payload(bf_variant v, uint64_t bits)
 static int
 ref_valid(const unsigned char *b, size_t len)
 {
-	unsigned	variant;
-	unsigned long hashes;
+	unsigned	variant = check_ref_head(b, len);
 	unsigned long long bits,
 				payload;
-	double		target;
 
-	if (len < BF_HEADER_SIZE)
-		return 0;
-	if (memcmp(b + OFF_MAGIC, "BLMF", 4) != 0 || b[OFF_VERSION] != 1)
-		return 0;
-	variant = b[OFF_VARIANT];
 	if (variant != BF_BLOCKED && variant != BF_CLASSIC)
 		return 0;
-	if (b[OFF_SCHEME] != 1 || b[OFF_FLAGS] != 0 ||
-		check_le32(b + OFF_VARIANT_WORD) != 0)
-		return 0;
-	hashes = check_le32(b + OFF_HASHES);
-	if (hashes < 1 || hashes > 64)
-		return 0;
 	bits = check_le64(b + OFF_BITS);
-	if (bits < 1 || bits > MAX_BITS)
-		return 0;
 	if (variant == BF_BLOCKED && bits % 512 != 0)
 		return 0;
 	payload = check_le64(b + OFF_PAYLOAD);
 	if (payload != expected_payload((bf_variant) variant, bits))
 		return 0;
-	if (BF_HEADER_SIZE + payload > BF_MAX_BYTES)
-		return 0;
-	/* built from a bit count (both zero) or sized for a rate (both set) */
-	target = check_le_double(b + OFF_TARGET);
-	if (check_le64(b + OFF_TARGET) == 0)
-	{
-		if (check_le64(b + OFF_EXPECTED) != 0)
-			return 0;
-	}
-	else if (!(target > 0.0 && target < 1.0) ||
-			 check_le64(b + OFF_EXPECTED) == 0)
-		return 0;
-	if (len != BF_HEADER_SIZE + payload)
+	if (!check_ref_tail(b, len, payload))
 		return 0;
 	if (variant == BF_CLASSIC &&
 		padding_bits_set(b + BF_HEADER_SIZE, bits, payload) != 0)
@@ -385,23 +358,6 @@ test_round_trip(void)
 
 /* ---------------------------------------------------------------------- */
 
-/* High 64 bits of a 64 x 64-bit product, in 32-bit pieces */
-static uint64_t
-ref_mulhi(uint64_t a, uint64_t b)
-{
-	uint64_t	a0 = a & 0xFFFFFFFFu,
-				a1 = a >> 32,
-				b0 = b & 0xFFFFFFFFu,
-				b1 = b >> 32;
-	uint64_t	p00 = a0 * b0,
-				p01 = a0 * b1,
-				p10 = a1 * b0,
-				p11 = a1 * b1;
-	uint64_t	mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
-
-	return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-}
-
 static void
 ref_set(unsigned char *payload, uint64_t i)
 {
@@ -425,7 +381,7 @@ ref_add(bf_variant v, unsigned char *payload, uint64_t bits, uint32_t k,
 
 	if (v == BF_BLOCKED)
 	{
-		uint64_t	block = ref_mulhi(h.hi, bits / 512),
+		uint64_t	block = check_mulhi(h.hi, bits / 512),
 					x = h.lo;
 
 		for (i = 0; i < k; i++)
@@ -437,8 +393,8 @@ ref_add(bf_variant v, unsigned char *payload, uint64_t bits, uint32_t k,
 	}
 	else
 	{
-		uint64_t	x = ref_mulhi(h.lo, bits),
-					y = ref_mulhi(h.hi, bits);
+		uint64_t	x = check_mulhi(h.lo, bits),
+					y = check_mulhi(h.hi, bits);
 
 		for (i = 0; i < k; i++)
 		{
@@ -873,6 +829,13 @@ make_victims(victim *out)
 }
 
 static void
+free_victims(victim *vs, int n)
+{
+	while (n > 0)
+		free(vs[--n].buf);
+}
+
+static void
 test_truncation(void)
 {
 	victim		vs[4];
@@ -920,8 +883,7 @@ test_truncation(void)
 		CHECK(st == BF_OK, "%s: the untouched victim: %s", vs[i].name,
 			  bf_status_message(st));
 	}
-	for (i = 0; i < nv; i++)
-		free(vs[i].buf);
+	free_victims(vs, nv);
 	check_group_end();
 }
 
@@ -1003,8 +965,7 @@ test_header_bytes(void)
 	}
 	printf("     %lu mutated headers tried, %lu accepted (%lu of them differing from the original)\n",
 		   tried, accepted, changed_accepted);
-	for (i = 0; i < nv; i++)
-		free(vs[i].buf);
+	free_victims(vs, nv);
 	check_group_end();
 }
 
@@ -1017,8 +978,7 @@ static void
 test_random_mutations(void)
 {
 	victim		vs[4];
-	int			nv = make_victims(vs),
-				i;
+	int			nv = make_victims(vs);
 	long		iters = check_quick() ? 5000 : 50000,
 				it;
 	uint64_t	rng = 42;
@@ -1060,8 +1020,7 @@ test_random_mutations(void)
 	CHECK(disagree == 0, "%lu disagreements with the reference validator",
 		  disagree);
 	printf("     %ld random mutations, %lu accepted\n", iters, accepted);
-	for (i = 0; i < nv; i++)
-		free(vs[i].buf);
+	free_victims(vs, nv);
 	check_group_end();
 }
 
@@ -1339,8 +1298,7 @@ test_hostile_cases(void)
 			}
 		}
 	}
-	for (i = 0; i < nv; i++)
-		free(vs[i].buf);
+	free_victims(vs, nv);
 	check_group_end();
 }
 

@@ -37,15 +37,15 @@ typedef struct chain
 	int			grow_failed;
 } chain;
 
+/*
+ * The rate budget of a stage at 'level': p0 = p (1 - R) at level 0, then
+ * each level's R times the one before (multiplied out level by level, not
+ * pow(), so that the test asks for the very doubles of STORAGE.md's rule)
+ */
 static double
 level_rate(double p, unsigned level)
 {
-	double		q = p * (1.0 - R);
-	unsigned	i;
-
-	for (i = 0; i < level; i++)
-		q *= R;
-	return q;
+	return level == 0 ? p * (1.0 - R) : level_rate(p, level - 1) * R;
 }
 
 static void
@@ -117,6 +117,14 @@ chain_fill(chain *c, uint64_t from, uint64_t to)
 
 	for (i = from; i < to; i++)
 		chain_add(c, check_key(i, 0, c->f.seed));
+}
+
+/* A new chain of n0 at 1 % holding keys [from, to) */
+static void
+chain_of(chain *c, uint64_t n0, uint64_t seed, uint64_t from, uint64_t to)
+{
+	chain_new(c, n0, 0.01, seed);
+	chain_fill(c, from, to);
 }
 
 /* dst = dst | src, in place or into new bytes as the SQL layer does */
@@ -205,17 +213,6 @@ chain_model(const unsigned char *buf)
 		none *= 1.0 - bf_blocked_fpr((double) r[i].bits, (double) r[i].held,
 									 (double) r[i].hashes);
 	return 1.0 - none;
-}
-
-static double
-measure(const bf_filter *f, uint64_t probes)
-{
-	uint64_t	i,
-				fp = 0;
-
-	for (i = 0; i < probes; i++)
-		fp += bf_contains(f, check_key(i, 1, f->seed));
-	return (double) fp / (double) probes;
 }
 
 static void
@@ -359,7 +356,7 @@ test_growth(void)
 		/* one full stage answers at p0 */
 		chain_fill(&c, 0, 1000);
 		CHECK(c.f.variant_word == 1, "p=%g: %u stages after n0 items", p, c.f.variant_word);
-		measured = measure(&c.f, probes);
+		measured = check_measure(&c.f, probes);
 		bf_fill(&c.f, &fill, NULL, NULL);
 		sigma = sqrt(fill.fpr / (double) probes);
 		model_mean(p, 1000, 200, &mean_now, &mean_model);
@@ -406,7 +403,7 @@ test_growth(void)
 		CHECK(missing == 0, "p=%g: %llu false negatives", p,
 			  (unsigned long long) missing);
 
-		measured = measure(&c.f, probes);
+		measured = check_measure(&c.f, probes);
 		bf_fill(&c.f, &fill, NULL, NULL);
 		sigma = sqrt(fill.fpr / (double) probes);
 		model_mean(p, n, 8, &mean_now, &mean_model);
@@ -470,8 +467,7 @@ test_duplicates(void)
 	unsigned	stages;
 
 	check_group("duplicates count as items but neither set bits nor grow");
-	chain_new(&c, 1000, 0.01, 3);
-	chain_fill(&c, 0, 3000);	/* exactly fills stages 0 and 1 */
+	chain_of(&c, 1000, 3, 0, 3000);	/* exactly fills stages 0 and 1 */
 	stages = c.f.variant_word;
 	len = c.len;
 	before = check_malloc(len);
@@ -571,10 +567,8 @@ test_union(void)
 	check_group("union: every element kept; stage-wise in place when it fits");
 
 	/* two halves of 100 n0: each 6 stages; the full stages do not fit together */
-	chain_new(&a, 1000, 0.01, 9);
-	chain_new(&b, 1000, 0.01, 9);
-	chain_fill(&a, 0, 50000);
-	chain_fill(&b, 50000, 100000);
+	chain_of(&a, 1000, 9, 0, 50000);
+	chain_of(&b, 1000, 9, 50000, 100000);
 	CHECK(a.f.variant_word == 6 && b.f.variant_word == 6, "halves have %u and %u stages",
 		  a.f.variant_word, b.f.variant_word);
 	CHECK(bf_union_bytes(&a.f, &b.f, NULL, NULL) == a.len + b.f.payload_bytes,
@@ -592,7 +586,7 @@ test_union(void)
 	CHECK(missing == 0, "union lost %llu elements", (unsigned long long) missing);
 	for (i = 0; i < s && i < 64; i++)
 		bound += level_rate(0.01, (unsigned) r[i].level);
-	measured = measure(&a.f, probes);
+	measured = check_measure(&a.f, probes);
 	CHECK(measured <= bound && measured <= chain_model(a.buf) * 1.1 + 4 * sqrt(0.01 / (double) probes),
 		  "union measures %.6f, model %.6f, bound %.6f", measured,
 		  chain_model(a.buf), bound);
@@ -608,12 +602,9 @@ test_union(void)
 	free(b.buf);
 
 	/* small sets that fit: in place, the bits of the filter built from both */
-	chain_new(&a, 1000, 0.01, 9);
-	chain_new(&b, 1000, 0.01, 9);
-	chain_new(&all, 1000, 0.01, 9);
-	chain_fill(&a, 0, 300);
-	chain_fill(&b, 300, 600);
-	chain_fill(&all, 0, 600);
+	chain_of(&a, 1000, 9, 0, 300);
+	chain_of(&b, 1000, 9, 300, 600);
+	chain_of(&all, 1000, 9, 0, 600);
 	CHECK(bf_union_bytes(&a.f, &b.f, NULL, NULL) == a.len, "fitting union needs %llu bytes",
 		  (unsigned long long) bf_union_bytes(&a.f, &b.f, NULL, NULL));
 	st = bf_union(&a.f, &b.f, NULL, NULL);
@@ -635,15 +626,13 @@ test_union(void)
 	free(before);
 
 	/* a stage that fits nowhere is appended; a later one fills its room */
-	chain_new(&x, 1000, 0.01, 9);
-	chain_fill(&x, 1000, 1400);
+	chain_of(&x, 1000, 9, 1000, 1400);
 	chain_fill(&b, 600, 1000);	/* b: one stage, 700 held */
 	st = chain_union(&b, &x.f);
 	CHECK(st == BF_OK && b.f.variant_word == 2, "700 | 400: %s, %u stages",
 		  bf_status_message(st), b.f.variant_word);
 	free(x.buf);
-	chain_new(&x, 1000, 0.01, 9);
-	chain_fill(&x, 2000, 2500);
+	chain_of(&x, 1000, 9, 2000, 2500);
 	CHECK(bf_scalable_ops.union_bytes(&b.f, &x.f, NULL, NULL) == b.len,
 		  "the room of stage 2 not used");
 	st = chain_union(&b, &x.f);
@@ -674,17 +663,15 @@ test_union(void)
 					acc;
 		int			unions = 0;
 
-		chain_new(&full, 10, 0.01, 9);
-		chain_fill(&full, 0, 10);
-		chain_new(&acc, 10, 0.01, 9);
-		chain_fill(&acc, 100, 110);
+		chain_of(&full, 10, 9, 0, 10);
+		chain_of(&acc, 10, 9, 100, 110);
 		while (unions < 100 && (st = chain_union(&acc, &full.f)) == BF_OK)
 		{
 			unions++;
 			/* other elements, so that no stage covers the next */
 			free(full.buf);
-			chain_new(&full, 10, 0.01, 9);
-			chain_fill(&full, 1000 + 10 * (uint64_t) unions, 1010 + 10 * (uint64_t) unions);
+			chain_of(&full, 10, 9, 1000 + 10 * (uint64_t) unions,
+					 1010 + 10 * (uint64_t) unions);
 		}
 		CHECK(st == BF_E_TOO_LARGE && acc.f.variant_word == 64 && unions == 63,
 			  "stage limit: %s after %d unions, %u stages",
@@ -721,10 +708,8 @@ test_intersect(void)
 	unsigned char *before;
 
 	check_group("intersection: single stages AND; longer chains refused unchanged");
-	chain_new(&a, 1000, 0.01, 4);
-	chain_new(&b, 1000, 0.01, 4);
-	chain_fill(&a, 0, 800);
-	chain_fill(&b, 400, 1000);
+	chain_of(&a, 1000, 4, 0, 800);
+	chain_of(&b, 1000, 4, 400, 1000);
 	st = bf_intersect(&a.f, &b.f, NULL, NULL);
 	CHECK(st == BF_OK, "single stages: %s", bf_status_message(st));
 	for (i = 400; i < 800; i++)
@@ -736,10 +721,8 @@ test_intersect(void)
 	CHECK(bf_open(a.buf, a.len, &a.f) == BF_OK, "the intersection does not reopen");
 
 	/* two chains of the same stages whose common elements sit in other stages */
-	chain_new(&c, 1000, 0.01, 4);
-	chain_new(&d, 1000, 0.01, 4);
-	chain_fill(&c, 0, 3000);
-	chain_fill(&d, 1500, 4500);
+	chain_of(&c, 1000, 4, 0, 3000);
+	chain_of(&d, 1000, 4, 1500, 4500);
 	before = check_malloc(c.len);
 	memcpy(before, c.buf, c.len);
 	st = bf_intersect(&c.f, &d.f, NULL, NULL);
@@ -812,8 +795,7 @@ test_hostile(void)
 	size_t		used = 0;
 
 	check_group("hostile headers and stage tables are refused or harmless");
-	chain_new(&c, 20, 0.01, 1);
-	chain_fill(&c, 0, 100);		/* 3 stages: 20 + 40 + 80 */
+	chain_of(&c, 20, 1, 0, 100);	/* 3 stages: 20 + 40 + 80 */
 	s = read_stages(c.buf, r, 3);
 	CHECK(s == 3, "victim has %u stages", s);
 

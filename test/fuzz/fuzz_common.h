@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "bf.h"
+#include "../core/report.h"
 
 /* Largest buffer a target allocates for a grown or united filter */
 #define FZ_MAX_ALLOC	((uint64_t) 16 << 20)
@@ -42,12 +43,9 @@ fz_fail(const char *file, int line, const char *cond, const char *fmt, ...)
 {
 	va_list		ap;
 
-	fprintf(stderr, "\n==FUZZ ASSERTION FAILED== %s:%d: (%s) ", file, line, cond);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report_failure(stderr, "\n==FUZZ ASSERTION FAILED== ", file, line, cond, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	fflush(stderr);
 	abort();
 }
 

@@ -44,6 +44,7 @@
  * stages); after such a remove nothing earlier is asserted any more.
  */
 #include "fuzz_common.h"
+#include "fuzz_ops.h"
 
 /* Grown and united filters: larger than BF_YIELD_BYTES, so the yield paths run */
 #define OPS_MAX_ALLOC	((uint64_t) 4 << 20)
@@ -57,24 +58,6 @@
 #define MAX_CUCKOO_STAGES	256
 #define MAX_KNOWN		128
 #define MAX_OPS			256
-
-enum
-{
-	OP_ADD,
-	OP_ADD_MANY,
-	OP_REMOVE,
-	OP_REMOVE_KNOWN,
-	OP_CONTAINS,
-	OP_UNION,
-	OP_INTERSECT,
-	OP_FILL,
-	OP_GROW,
-	OP_COPY,
-	OP_CHECK,
-	OP_ADD_DUP,
-	OP_RESET,
-	OP_COUNT
-};
 
 static const double fallback_rate[8] = {
 	0.5, 0.1, 0.01, 0.001, 1e-4, 1e-6, 1e-9, 0.3

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "bf.h"
+#include "fuzz_ops.h"
 
 static const char *outdir;
 static int	written;
@@ -61,17 +62,25 @@ from_params(flt *x, const bf_params *p)
 	reopen(x, "bf_open of a fresh filter");
 }
 
+/* A fresh filter of the parameters 'st' of 'what' gave */
+static flt
+fresh(bf_status st, const bf_params *params, const char *what)
+{
+	flt			x;
+
+	if (st != BF_OK)
+		die(what, st);
+	from_params(&x, params);
+	return x;
+}
+
 static flt
 planned(bf_variant v, uint64_t n, double p, uint64_t seed)
 {
 	bf_params	params;
 	bf_status	st = bf_plan(v, n, p, seed, &params);
-	flt			x;
 
-	if (st != BF_OK)
-		die("bf_plan", st);
-	from_params(&x, &params);
-	return x;
+	return fresh(st, &params, "bf_plan");
 }
 
 static flt
@@ -79,12 +88,8 @@ sized(bf_variant v, uint64_t bits, uint32_t k, uint64_t seed)
 {
 	bf_params	params;
 	bf_status	st = bf_plan_bits(v, bits, k, seed, &params);
-	flt			x;
 
-	if (st != BF_OK)
-		die("bf_plan_bits", st);
-	from_params(&x, &params);
-	return x;
+	return fresh(st, &params, "bf_plan_bits");
 }
 
 static flt
@@ -99,6 +104,16 @@ copy(const flt *src)
 	return x;
 }
 
+/* x's bytes replaced by the 'len' at b (the old ones freed), opened again */
+static void
+adopt(flt *x, unsigned char *b, size_t len, const char *what)
+{
+	free(x->b);
+	x->b = b;
+	x->len = len;
+	reopen(x, what);
+}
+
 static void
 grow(flt *x)
 {
@@ -109,10 +124,7 @@ grow(flt *x)
 		die("bf_grow_bytes", BF_E_TOO_LARGE);
 	b = malloc(need);
 	bf_grow(&x->f, b);
-	free(x->b);
-	x->b = b;
-	x->len = need;
-	reopen(x, "bf_open of a grown filter");
+	adopt(x, b, need, "bf_open of a grown filter");
 }
 
 static void
@@ -154,22 +166,22 @@ static void
 unite(flt *dst, const flt *src)
 {
 	uint64_t	need = bf_union_bytes(&dst->f, &src->f, NULL, NULL);
+	unsigned char *b = NULL;
 	bf_status	st;
 
 	if (need == dst->len)
 		st = bf_union(&dst->f, &src->f, NULL, NULL);
 	else
 	{
-		unsigned char *b = malloc(need);
-
+		b = malloc(need);
 		st = bf_union_into(&dst->f, &src->f, b, NULL, NULL);
-		free(dst->b);
-		dst->b = b;
-		dst->len = need;
 	}
 	if (st != BF_OK)
 		die("union", st);
-	reopen(dst, "bf_open of a union");
+	if (b != NULL)
+		adopt(dst, b, need, "bf_open of a union");
+	else
+		reopen(dst, "bf_open of a union");
 }
 
 static void
@@ -212,90 +224,146 @@ emit_free(const char *name, flt x)
 	free(x.b);
 }
 
+/*
+ * The filters that are made in three steps: planned for n items at rate p
+ * (n > 0) or sized from bits and k; keys [first, first + count) added; keys
+ * [rm_first, rm_first + rm_count) removed
+ */
+typedef struct recipe
+{
+	const char *name;
+	bf_variant	v;
+	uint64_t	n;
+	double		p;
+	uint64_t	bits;
+	uint32_t	k;
+	uint64_t	seed;
+	int64_t		first;
+	int			count;
+	int64_t		rm_first;
+	int			rm_count;
+} recipe;
+
+static const recipe recipes[] = {
+	/* name, variant, n, p, bits, k, seed, first, count, rm_first, rm_count */
+	{"blocked-empty", BF_BLOCKED, 20, 0.01, 0, 0, 0, 0, 0, 0, 0},
+	{"blocked-items", BF_BLOCKED, 20, 0.01, 0, 0, 0, 0, 15, 0, 0},
+	{"blocked-3blocks-k1", BF_BLOCKED, 0, 0, 1536, 1, 42, 100, 40, 0, 0},
+	{"blocked-1block-k64-full", BF_BLOCKED, 0, 0, 512, 64, UINT64_MAX, 0, 300, 0, 0},
+	{"classic-empty", BF_CLASSIC, 20, 0.01, 0, 0, 0, 0, 0, 0, 0},
+	{"classic-items", BF_CLASSIC, 20, 0.01, 0, 0, 0, 0, 15, 0, 0},
+	{"classic-100bits-empty", BF_CLASSIC, 0, 0, 100, 3, 7, 0, 0, 0, 0},
+	/* 28 padding bits in the last word */
+	{"classic-100bits-padding", BF_CLASSIC, 0, 0, 100, 3, 7, 0, 12, 0, 0},
+	{"classic-1bit", BF_CLASSIC, 0, 0, 1, 1, 0, 0, 1, 0, 0},
+	{"classic-65bits-k64", BF_CLASSIC, 0, 0, 65, 64, 3, 0, 3, 0, 0},
+	{"counting-empty", BF_COUNTING, 20, 0.01, 0, 0, 0, 0, 0, 0, 0},
+	{"counting-items", BF_COUNTING, 20, 0.01, 0, 0, 0, 0, 15, 0, 0},
+	/* odd: the last byte has a padding nibble */
+	{"counting-37counters", BF_COUNTING, 0, 0, 37, 2, 5, 0, 6, 0, 0},
+	{"counting-removed", BF_COUNTING, 30, 0.05, 0, 0, 11, 0, 25, 5, 10},
+	{"scalable-empty", BF_SCALABLE, 4, 0.01, 0, 0, 0, 0, 0, 0, 0},
+	{"scalable-items", BF_SCALABLE, 4, 0.01, 0, 0, 0, 0, 3, 0, 0},
+	{"scalable-2stages", BF_SCALABLE, 4, 0.01, 0, 0, 0, 0, 10, 0, 0},
+	{"scalable-grown", BF_SCALABLE, 2, 0.1, 0, 0, 1, 0, 40, 0, 0},
+	{"scalable-n1-rate0.5", BF_SCALABLE, 1, 0.5, 0, 0, UINT64_MAX, 0, 20, 0, 0},
+	{"cuckoo-empty", BF_CUCKOO, 20, 0.01, 0, 0, 0, 0, 0, 0, 0},
+	{"cuckoo-items", BF_CUCKOO, 20, 0.01, 0, 0, 0, 0, 15, 0, 0},
+	/* one bucket of 5-bit slots: padded */
+	{"cuckoo-f5-padding", BF_CUCKOO, 0, 0, 20, 5, 3, 0, 2, 0, 0},
+	{"cuckoo-f4", BF_CUCKOO, 0, 0, 64, 4, 0, 0, 10, 0, 0},
+	{"cuckoo-f32", BF_CUCKOO, 0, 0, 256, 32, 8, 0, 5, 0, 0},
+	/* distinct elements: grows */
+	{"cuckoo-grown", BF_CUCKOO, 0, 0, 64, 8, 0, 0, 30, 0, 0},
+	{"cuckoo-removed", BF_CUCKOO, 30, 0.05, 0, 0, 11, 0, 25, 5, 10},
+};
+
+static flt
+made(const recipe *c)
+{
+	flt			x = c->n > 0 ? planned(c->v, c->n, c->p, c->seed) :
+		sized(c->v, c->bits, c->k, c->seed);
+
+	add_range(&x, c->first, c->count);
+	remove_range(&x, c->rm_first, c->rm_count);
+	return x;
+}
+
+/*
+ * Empty filters with payload bytes set by hand: from byte 'at', 'ones' bytes
+ * of 0xFF then the tail; a cuckoo filter's count of stored fingerprints
+ * (payload byte 8) set to 'stored' when it is not zero
+ */
+typedef struct patch
+{
+	recipe		r;
+	size_t		at;
+	size_t		ones;
+	const char *tail;
+	size_t		tail_len;
+	unsigned	stored;
+} patch;
+
+static const patch patches[] = {
+	/* every bit set (2 blocks of 64 bytes) */
+	{{"blocked-all-ones", BF_BLOCKED, 0, 0, 1024, 3, 0, 0, 0, 0, 0}, 0, 128, "", 0, 0},
+	/* bits 0..99 set, the padding clear */
+	{{"classic-all-ones", BF_CLASSIC, 0, 0, 100, 3, 7, 0, 0, 0, 0}, 0, 12, "\x0f", 1, 0},
+	/* 37 counters at 15, the padding nibble clear */
+	{{"counting-all-15", BF_COUNTING, 0, 0, 37, 2, 5, 0, 0, 0, 0}, 0, 18, "\x0f", 1, 0},
+	/* every bit of the stage set */
+	{{"scalable-saturated-stage", BF_SCALABLE, 4, 0.01, 0, 0, 0, 0, 0, 0, 0}, 64, 64, "", 0, 0},
+	/* every slot taken */
+	{{"cuckoo-all-slots", BF_CUCKOO, 0, 0, 64, 8, 0, 0, 0, 0, 0}, 16, 0,
+	"\x01\x02\x03\x04\xfd\xfe\xff\x80", 8, 8},
+	/* four 5-bit slots of 31, then padding */
+	{{"cuckoo-f5-all-slots", BF_CUCKOO, 0, 0, 20, 5, 3, 0, 0, 0, 0}, 16, 0, "\xff\xff\x0f", 3, 4},
+};
+
 static void
 open_corpus(void)
 {
 	flt			x,
 				y;
+	size_t		r;
+	int			i;
 
-	/* blocked */
-	emit_free("blocked-empty", planned(BF_BLOCKED, 20, 0.01, 0));
-	x = planned(BF_BLOCKED, 20, 0.01, 0);
-	add_range(&x, 0, 15);
-	emit_free("blocked-items", x);
-	x = sized(BF_BLOCKED, 1536, 1, 42);
-	add_range(&x, 100, 40);
-	emit_free("blocked-3blocks-k1", x);
-	x = sized(BF_BLOCKED, 512, 64, UINT64_MAX);
-	add_range(&x, 0, 300);
-	emit_free("blocked-1block-k64-full", x);
+	for (r = 0; r < sizeof(recipes) / sizeof(recipes[0]); r++)
+		emit_free(recipes[r].name, made(&recipes[r]));
 
-	x = sized(BF_BLOCKED, 1024, 3, 0);
-	memset(x.b + BF_HEADER_SIZE, 0xFF, x.f.payload_bytes);
-	reopen(&x, "a full blocked filter");
-	emit_free("blocked-all-ones", x);
+	for (r = 0; r < sizeof(patches) / sizeof(patches[0]); r++)
+	{
+		const patch *c = &patches[r];
+		unsigned char *payload;
 
-	/* classic */
-	emit_free("classic-empty", planned(BF_CLASSIC, 20, 0.01, 0));
-	x = planned(BF_CLASSIC, 20, 0.01, 0);
-	add_range(&x, 0, 15);
-	emit_free("classic-items", x);
-	emit_free("classic-100bits-empty", sized(BF_CLASSIC, 100, 3, 7));
-	x = sized(BF_CLASSIC, 100, 3, 7);	/* 28 padding bits in the last word */
-	add_range(&x, 0, 12);
-	emit_free("classic-100bits-padding", x);
-	x = sized(BF_CLASSIC, 100, 3, 7);	/* bits 0..99 set, the padding clear */
-	memset(x.b + BF_HEADER_SIZE, 0xFF, 12);
-	x.b[BF_HEADER_SIZE + 12] = 0x0F;
-	reopen(&x, "a full classic filter");
-	emit_free("classic-all-ones", x);
-	x = sized(BF_CLASSIC, 1, 1, 0);
-	add_range(&x, 0, 1);
-	emit_free("classic-1bit", x);
-	x = sized(BF_CLASSIC, 65, 64, 3);
-	add_range(&x, 0, 3);
-	emit_free("classic-65bits-k64", x);
+		x = made(&c->r);
+		payload = x.b + BF_HEADER_SIZE;
+		memset(payload + c->at, 0xFF, c->ones);
+		memcpy(payload + c->at + c->ones, c->tail, c->tail_len);
+		if (c->stored > 0)
+			payload[8] = (unsigned char) c->stored;
+		reopen(&x, c->r.name);
+		emit_free(c->r.name, x);
+	}
 
-	/* counting */
-	emit_free("counting-empty", planned(BF_COUNTING, 20, 0.01, 0));
-	x = planned(BF_COUNTING, 20, 0.01, 0);
-	add_range(&x, 0, 15);
-	emit_free("counting-items", x);
-	x = sized(BF_COUNTING, 37, 2, 5);	/* odd: the last byte has a padding nibble */
-	add_range(&x, 0, 6);
-	emit_free("counting-37counters", x);
+	/* repeated elements */
 	x = sized(BF_COUNTING, 64, 3, 9);
 	add_range(&x, 0, 5);
 	add_range(&x, 1000, 1);
 	add_range(&x, 1000, 1);
-	{
-		int			i;
-
-		for (i = 0; i < 20; i++)
-			add_hash(&x, bf_hash_int64(77, x.f.seed));	/* saturates its counters */
-	}
+	for (i = 0; i < 20; i++)
+		add_hash(&x, bf_hash_int64(77, x.f.seed));	/* saturates its counters */
 	emit_free("counting-saturated", x);
-	x = sized(BF_COUNTING, 37, 2, 5);	/* 37 counters at 15, the padding nibble clear */
-	memset(x.b + BF_HEADER_SIZE, 0xFF, 18);
-	x.b[BF_HEADER_SIZE + 18] = 0x0F;
-	reopen(&x, "a saturated counting filter");
-	emit_free("counting-all-15", x);
-	x = planned(BF_COUNTING, 30, 0.05, 11);
-	add_range(&x, 0, 25);
-	remove_range(&x, 5, 10);
-	emit_free("counting-removed", x);
+	x = sized(BF_CUCKOO, 64, 8, 0);
+	for (i = 0; i < 12; i++)
+		add_hash(&x, bf_hash_int64(7, 0));	/* 8 copies fill a bucket pair */
+	emit_free("cuckoo-duplicates", x);
+	x = sized(BF_CUCKOO, 64, 8, 0);	/* STORAGE.md's worked example */
+	add_hash(&x, bf_hash_bytes("hello", 5, 0));
+	add_hash(&x, bf_hash_int64(42, 0));
+	emit_free("cuckoo-storage-example", x);
 
-	/* scalable */
-	emit_free("scalable-empty", planned(BF_SCALABLE, 4, 0.01, 0));
-	x = planned(BF_SCALABLE, 4, 0.01, 0);
-	add_range(&x, 0, 3);
-	emit_free("scalable-items", x);
-	x = planned(BF_SCALABLE, 4, 0.01, 0);
-	add_range(&x, 0, 10);
-	emit_free("scalable-2stages", x);
-	x = planned(BF_SCALABLE, 2, 0.1, 1);
-	add_range(&x, 0, 40);
-	emit_free("scalable-grown", x);
+	/* unions */
 	x = planned(BF_SCALABLE, 4, 0.01, 0);
 	add_range(&x, 0, 3);
 	y = planned(BF_SCALABLE, 4, 0.01, 0);
@@ -303,44 +371,6 @@ open_corpus(void)
 	unite(&x, &y);				/* no room in stage 0: appended */
 	free(y.b);
 	emit_free("scalable-union-appended", x);
-	x = planned(BF_SCALABLE, 1, 0.5, UINT64_MAX);
-	add_range(&x, 0, 20);
-	emit_free("scalable-n1-rate0.5", x);
-
-	x = planned(BF_SCALABLE, 4, 0.01, 0);
-	memset(x.b + BF_HEADER_SIZE + 64, 0xFF, 64);	/* every bit of the stage set */
-	reopen(&x, "a saturated scalable stage");
-	emit_free("scalable-saturated-stage", x);
-
-	/* cuckoo */
-	emit_free("cuckoo-empty", planned(BF_CUCKOO, 20, 0.01, 0));
-	x = planned(BF_CUCKOO, 20, 0.01, 0);
-	add_range(&x, 0, 15);
-	emit_free("cuckoo-items", x);
-	x = sized(BF_CUCKOO, 64, 8, 0);	/* STORAGE.md's worked example */
-	add_hash(&x, bf_hash_bytes("hello", 5, 0));
-	add_hash(&x, bf_hash_int64(42, 0));
-	emit_free("cuckoo-storage-example", x);
-	x = sized(BF_CUCKOO, 20, 5, 3);	/* one bucket of 5-bit slots: padded */
-	add_range(&x, 0, 2);
-	emit_free("cuckoo-f5-padding", x);
-	x = sized(BF_CUCKOO, 64, 4, 0);
-	add_range(&x, 0, 10);
-	emit_free("cuckoo-f4", x);
-	x = sized(BF_CUCKOO, 256, 32, 8);
-	add_range(&x, 0, 5);
-	emit_free("cuckoo-f32", x);
-	x = sized(BF_CUCKOO, 64, 8, 0);
-	add_range(&x, 0, 30);		/* distinct elements: grows */
-	emit_free("cuckoo-grown", x);
-	x = sized(BF_CUCKOO, 64, 8, 0);
-	{
-		int			i;
-
-		for (i = 0; i < 12; i++)
-			add_hash(&x, bf_hash_int64(7, 0));	/* 8 copies fill a bucket pair */
-	}
-	emit_free("cuckoo-duplicates", x);
 	x = sized(BF_CUCKOO, 64, 8, 0);
 	add_range(&x, 0, 6);
 	y = sized(BF_CUCKOO, 64, 8, 0);
@@ -348,42 +378,11 @@ open_corpus(void)
 	unite(&x, &y);				/* buckets overflow: chained */
 	free(y.b);
 	emit_free("cuckoo-union-chained", x);
-	x = sized(BF_CUCKOO, 64, 8, 0);	/* every slot taken */
-	memcpy(x.b + BF_HEADER_SIZE + 16, "\x01\x02\x03\x04\xfd\xfe\xff\x80", 8);
-	x.b[BF_HEADER_SIZE + 8] = 8;
-	reopen(&x, "a full cuckoo filter");
-	emit_free("cuckoo-all-slots", x);
-	x = sized(BF_CUCKOO, 20, 5, 3);	/* four 5-bit slots of 31, then padding */
-	memcpy(x.b + BF_HEADER_SIZE + 16, "\xff\xff\x0f", 3);
-	x.b[BF_HEADER_SIZE + 8] = 4;
-	reopen(&x, "a full padded cuckoo filter");
-	emit_free("cuckoo-f5-all-slots", x);
-	x = planned(BF_CUCKOO, 30, 0.05, 11);
-	add_range(&x, 0, 25);
-	remove_range(&x, 5, 10);
-	emit_free("cuckoo-removed", x);
 }
 
 /* ----------------------------------------------------------------------
  * fuzz_ops: two filters and a script (see fuzz_ops.c for the format)
  * ---------------------------------------------------------------------- */
-
-enum
-{
-	OP_ADD,
-	OP_ADD_MANY,
-	OP_REMOVE,
-	OP_REMOVE_KNOWN,
-	OP_CONTAINS,
-	OP_UNION,
-	OP_INTERSECT,
-	OP_FILL,
-	OP_GROW,
-	OP_COPY,
-	OP_CHECK,
-	OP_ADD_DUP,
-	OP_RESET
-};
 
 #define ON_B		0x10		/* target B instead of A */
 #define SELF		0x20		/* union/intersect with itself */
