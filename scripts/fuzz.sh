@@ -228,15 +228,21 @@ run() {
 	done
 }
 
+# Written beside the committed corpus first, which is replaced only when
+# make_corpus succeeds
 corpus() {
-	local t
+	local t new=$out/corpus-new
 	"$CLANG" -std=c99 "${san[@]}" -fsanitize=address,undefined -Isrc/core \
 		"$src/make_corpus.c" src/core/*.c "${libs[@]}" -o "$out/make_corpus" || return 1
+	rm -rf "$new"
+	for t in open ops plan; do
+		mkdir -p "$new/fuzz_$t"
+	done
+	"$out/make_corpus" "$new" || return 1
 	for t in open ops plan; do
 		rm -rf "$src/corpus/fuzz_$t"
-		mkdir -p "$src/corpus/fuzz_$t"
+		mv "$new/fuzz_$t" "$src/corpus/fuzz_$t"
 	done
-	"$out/make_corpus" "$src/corpus"
 }
 
 case $mode in
