@@ -857,7 +857,7 @@ static const CustomExecMethods exec_methods = {
 	.ExecCustomScan = exec_prefetch_scan, .EndCustomScan = end_prefetch_scan,
 	.ReScanCustomScan = rescan_prefetch_scan,
 	.ExplainCustomScan = explain_prefetch_scan,
-	/* parallel query: one block cursor shared by the workers */
+	/* parallel query: the participants share one parallel table scan */
 	.EstimateDSMCustomScan = estimate_dsm,
 	.InitializeDSMCustomScan = initialize_dsm,
 	.ReInitializeDSMCustomScan = reinitialize_dsm,
