@@ -4,8 +4,7 @@
 --
 SET client_min_messages = warning;
 CREATE EXTENSION bloomfilter;
--- the shared helpers, from here to "end of the shared helpers" (test/cluster/lib.bash's
--- sql_helpers reads the same lines into a cluster test's database)
+-- the shared helpers, from here to "end of the shared helpers"
 -- what a statement raises: its SQLSTATE ('no error' if none), message, detail and hint
 CREATE FUNCTION error_of(stmt text, OUT state text, OUT message text, OUT detail text, OUT hint text)
 LANGUAGE plpgsql AS $$
