@@ -16,20 +16,15 @@ CREATE TABLE bench.runs (
 	ms float8
 );
 
--- Runs q once with settings ('name=value,name=value', may be empty) in force for it alone;
--- returns the milliseconds it took.
-CREATE FUNCTION bench.time_once(q text, settings text)
-RETURNS float8
+-- Puts settings ('name=value,name=value', may be empty) in force until the end of the
+-- transaction; returns the names and the values they had, for bench.restore_settings.
+CREATE FUNCTION bench.apply_settings(settings text, OUT names text[], OUT saved text[])
 LANGUAGE plpgsql AS $$
 DECLARE
 	kv text;
-	names text[] := '{}';
-	saved text[] := '{}';
-	t0 timestamptz;
-	ms float8;
-	result text;
-	i int;
 BEGIN
+	names := '{}';
+	saved := '{}';
 	IF coalesce(settings, '') <> '' THEN
 		FOREACH kv IN ARRAY string_to_array(settings, ',') LOOP
 			names := names || trim(split_part(kv, '=', 1));
@@ -37,12 +32,36 @@ BEGIN
 			PERFORM set_config(trim(split_part(kv, '=', 1)), trim(split_part(kv, '=', 2)), true);
 		END LOOP;
 	END IF;
-	t0 := clock_timestamp();
-	EXECUTE q INTO result;
-	ms := 1000 * extract(epoch FROM clock_timestamp() - t0);
+END
+$$;
+
+-- Sets names[i] back to saved[i] (what bench.apply_settings returned).
+CREATE FUNCTION bench.restore_settings(names text[], saved text[])
+RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
 	FOR i IN 1 .. coalesce(array_length(names, 1), 0) LOOP
 		PERFORM set_config(names[i], saved[i], true);
 	END LOOP;
+END
+$$;
+
+-- Runs q once with settings (as bench.apply_settings takes them) in force for it alone;
+-- returns the milliseconds it took.
+CREATE FUNCTION bench.time_once(q text, settings text)
+RETURNS float8
+LANGUAGE plpgsql AS $$
+DECLARE
+	s record;
+	t0 timestamptz;
+	ms float8;
+	result text;
+BEGIN
+	SELECT * INTO s FROM bench.apply_settings(settings);
+	t0 := clock_timestamp();
+	EXECUTE q INTO result;
+	ms := 1000 * extract(epoch FROM clock_timestamp() - t0);
+	PERFORM bench.restore_settings(s.names, s.saved);
 	RETURN ms;
 END
 $$;
@@ -53,24 +72,13 @@ CREATE FUNCTION bench.workers_launched(q text, settings text)
 RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
-	kv text;
-	names text[] := '{}';
-	saved text[] := '{}';
+	s record;
 	plan text;
 	launched int;
-	i int;
 BEGIN
-	IF coalesce(settings, '') <> '' THEN
-		FOREACH kv IN ARRAY string_to_array(settings, ',') LOOP
-			names := names || trim(split_part(kv, '=', 1));
-			saved := saved || current_setting(trim(split_part(kv, '=', 1)));
-			PERFORM set_config(trim(split_part(kv, '=', 1)), trim(split_part(kv, '=', 2)), true);
-		END LOOP;
-	END IF;
+	SELECT * INTO s FROM bench.apply_settings(settings);
 	EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF, FORMAT JSON) ' || q INTO plan;
-	FOR i IN 1 .. coalesce(array_length(names, 1), 0) LOOP
-		PERFORM set_config(names[i], saved[i], true);
-	END LOOP;
+	PERFORM bench.restore_settings(s.names, s.saved);
 	SELECT coalesce(sum(w::text::int), 0) INTO launched
 	FROM jsonb_path_query(plan::jsonb,
 		'strict $.** ? (exists (@."Workers Launched"))."Workers Launched"') AS w;

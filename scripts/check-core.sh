@@ -32,13 +32,8 @@ if [ ${#tests[@]} -eq 0 ]; then
 	exit 0
 fi
 
-passed=0
+passed=0 # counted by bf_record (scripts/common.sh)
 failed=0
-
-record() { # pass|fail name
-	if [ "$1" = pass ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
-	if [ -n "${BF_TALLY:-}" ]; then echo "$1 1 $2" >>"$BF_TALLY"; fi
-}
 
 # LeakSanitizer cannot run everywhere (under ptrace, in some containers); find out with a
 # program that does not leak rather than fail every test for a reason that is not theirs.
@@ -89,13 +84,13 @@ run_build() {
 		name=$(basename "${t%.c}")
 		if [ $core_ok = 0 ]; then
 			echo "FAIL $build/$name (src/core did not compile)"
-			record fail "core/$build/$name"
+			bf_record fail "core/$build/$name"
 			continue
 		fi
 		if ! "$CC" "${cflags[@]}" -Isrc/core "$t" ${objs[@]:+"$dir/libbfcore.a"} "${libs[@]}" \
 			-o "$dir/$name"; then
 			echo "FAIL $build/$name (did not compile)"
-			record fail "core/$build/$name"
+			bf_record fail "core/$build/$name"
 			continue
 		fi
 		start=${EPOCHREALTIME//[!0-9]/}
@@ -107,7 +102,7 @@ run_build() {
 		if [ $rc -eq 0 ]; then
 			echo "ok   $build/$name (${secs} s)"
 			if [ "${BF_VERBOSE:-}" = 1 ]; then sed 's/^/     | /' "$dir/$name.log"; fi
-			record pass "core/$build/$name"
+			bf_record pass "core/$build/$name"
 		else
 			if [ $rc -eq 124 ]; then
 				echo "FAIL $build/$name (timed out after ${timeout_s} s)"
@@ -115,7 +110,7 @@ run_build() {
 				echo "FAIL $build/$name (exit status $rc, ${secs} s); output:"
 			fi
 			sed 's/^/     | /' "$dir/$name.log"
-			record fail "core/$build/$name"
+			bf_record fail "core/$build/$name"
 		fi
 	done
 }

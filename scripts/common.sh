@@ -16,6 +16,13 @@ bf_warn() { printf 'warning: %s\n' "$*" >&2; }
 bf_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 bf_is_root() { [ "$(id -u)" = 0 ]; }
 
+# bf_record pass|fail NAME: one test's outcome, counted in the caller's passed or failed and,
+# when BF_TALLY names a file (scripts/test.sh's summary), added to it as "pass|fail 1 NAME"
+bf_record() {
+	if [ "$1" = pass ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+	if [ -n "${BF_TALLY:-}" ]; then echo "$1 1 $2" >>"$BF_TALLY"; fi
+}
+
 # Resolve PG_CONFIG once dependencies are in place (Debian's /usr/bin/pg_config follows the
 # newest installed server, so prefer the versioned one).
 bf_resolve_pg_config() {

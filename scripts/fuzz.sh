@@ -42,10 +42,7 @@ libs=(-lxxhash -lm)
 passed=0
 failed=0
 
-record() { # pass|fail name
-	if [ "$1" = pass ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
-	if [ -n "${BF_TALLY:-}" ]; then echo "$1 1 fuzz/$2" >>"$BF_TALLY"; fi
-}
+record() { bf_record "$1" "fuzz/$2"; } # pass|fail name
 
 # -max_len per target: a whole filter for open, two filters and a script for ops
 max_len() {
@@ -129,6 +126,20 @@ report_failure() { # log, artifact dir
 	fi
 }
 
+# After a run_target (its exit status in rc): "ok   OK-TEXT", or "FAIL FAIL-TEXT (exit status
+# rc)" and the failure; records the stage.  Succeeds when the run did.
+outcome() { # stage, ok text, fail text, log, artifact dir
+	if [ "$rc" -eq 0 ]; then
+		echo "ok   $2"
+		record pass "$1"
+	else
+		echo "FAIL $3 (exit status $rc)"
+		report_failure "$4" "$5"
+		record fail "$1"
+		return 1
+	fi
+}
+
 check() {
 	local t stage start secs rc log artifacts corpora=() work
 	local all_inputs
@@ -147,14 +158,8 @@ check() {
 		run_target "$t" "$log" "$artifacts" -runs=0 "$out/replay" \
 			${all_inputs[@]+"${all_inputs[@]}"} || rc=$?
 		secs=$((SECONDS - start))
-		if [ $rc -eq 0 ]; then
-			echo "ok   fuzz_$t: corpus and regressions replayed ($(stats_of "$log"); ${secs} s)"
-			record pass "fuzz_$t/replay"
-		else
-			echo "FAIL fuzz_$t: replaying the corpus and regressions (exit status $rc)"
-			report_failure "$log" "$artifacts"
-			record fail "fuzz_$t/replay"
-		fi
+		outcome "fuzz_$t/replay" "fuzz_$t: corpus and regressions replayed ($(stats_of "$log"); ${secs} s)" \
+			"fuzz_$t: replaying the corpus and regressions" "$log" "$artifacts" || true
 
 		# 2. a short bounded run from the target's own corpus
 		log=$out/logs/fuzz_$t.check.log
@@ -168,15 +173,9 @@ check() {
 		run_target "$t" "$log" "$artifacts" -max_total_time="$test_seconds" "$work" \
 			${corpora[@]+"${corpora[@]}"} || rc=$?
 		secs=$((SECONDS - start))
-		if [ $rc -eq 0 ]; then
-			echo "ok   fuzz_$t: fuzzed ${secs} s ($(stats_of "$log"))"
-			record pass "fuzz_$t/run"
-		else
-			echo "FAIL fuzz_$t: fuzzing found a problem (exit status $rc)"
-			report_failure "$log" "$artifacts"
+		outcome "fuzz_$t/run" "fuzz_$t: fuzzed ${secs} s ($(stats_of "$log"))" \
+			"fuzz_$t: fuzzing found a problem" "$log" "$artifacts" ||
 			echo "     keep the input as a regression case: move it to $src/regressions/fuzz_$t/"
-			record fail "fuzz_$t/run"
-		fi
 	done
 }
 
@@ -215,14 +214,7 @@ run() {
 		run_target "$t" "$log" "$regressions" -max_total_time="$seconds" "$work" \
 			${corpora[@]+"${corpora[@]}"} || rc=$?
 		grep -E '^(stat::|#[0-9]+[[:space:]]+DONE)' "$log" | sed 's/^/     /' || true
-		if [ $rc -eq 0 ]; then
-			echo "ok   fuzz_$t ($(stats_of "$log"))"
-			record pass "fuzz_$t/run"
-		else
-			echo "FAIL fuzz_$t (exit status $rc)"
-			report_failure "$log" "$regressions"
-			record fail "fuzz_$t/run"
-		fi
+		outcome "fuzz_$t/run" "fuzz_$t ($(stats_of "$log"))" "fuzz_$t" "$log" "$regressions" || true
 		# keep the directory only when it holds a finding
 		rmdir "$regressions" 2>/dev/null || true
 	done

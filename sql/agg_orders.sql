@@ -35,38 +35,29 @@ INSERT INTO ord_built
 SELECT v, 'by md5', (SELECT bloomfilter_agg(x, 60000, 0.01, v ORDER BY x) FROM ord_src)
 FROM ord_variants;
 
--- parallel plans: Partial Aggregate in the workers, and the aggregate scan
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 2;
-SET parallel_leader_participation = off;
-CREATE TABLE ord_par AS
+-- parallel plans: Partial Aggregate in the workers, and the aggregate scan,
+-- of one query that builds a filter of each variant
+CREATE VIEW ord_all_variants AS
 SELECT bloomfilter_agg(x, 60000, 0.01, 'blocked') AS blocked,
 	   bloomfilter_agg(x, 60000, 0.01, 'classic') AS classic,
 	   bloomfilter_agg(x, 60000, 0.01, 'counting') AS counting,
 	   bloomfilter_agg(x, 60000, 0.01, 'scalable') AS scalable,
 	   bloomfilter_agg(x, 60000, 0.01, 'cuckoo') AS cuckoo
 FROM ord_src;
+CALL force_parallel_plans();
+SET parallel_leader_participation = off;
+CREATE TABLE ord_par AS SELECT * FROM ord_all_variants;
 SET bloomfilter.agg_scan = on;
 RESET parallel_leader_participation;
-CREATE TABLE ord_par_scan AS
-SELECT bloomfilter_agg(x, 60000, 0.01, 'blocked') AS blocked,
-	   bloomfilter_agg(x, 60000, 0.01, 'classic') AS classic,
-	   bloomfilter_agg(x, 60000, 0.01, 'counting') AS counting,
-	   bloomfilter_agg(x, 60000, 0.01, 'scalable') AS scalable,
-	   bloomfilter_agg(x, 60000, 0.01, 'cuckoo') AS cuckoo
-FROM ord_src;
+CREATE TABLE ord_par_scan AS SELECT * FROM ord_all_variants;
 EXPLAIN (COSTS OFF)
 SELECT bloomfilter_agg(x, 60000, 0.01, 'counting') FROM ord_src;
 RESET ALL;
 
 INSERT INTO ord_built
-SELECT v, 'parallel agg', f FROM ord_par,
-	LATERAL (VALUES ('blocked', blocked), ('classic', classic), ('counting', counting),
-					('scalable', scalable), ('cuckoo', cuckoo)) a(v, f);
-INSERT INTO ord_built
-SELECT v, 'parallel scan', f FROM ord_par_scan,
+SELECT v, how, f
+FROM (SELECT 'parallel agg' AS how, * FROM ord_par
+	  UNION ALL SELECT 'parallel scan', * FROM ord_par_scan) AS p,
 	LATERAL (VALUES ('blocked', blocked), ('classic', classic), ('counting', counting),
 					('scalable', scalable), ('cuckoo', cuckoo)) a(v, f);
 
@@ -92,4 +83,5 @@ FROM ord_built b
 WHERE b.v IN ('scalable', 'cuckoo')
 GROUP BY 1 ORDER BY 1;
 
+DROP VIEW ord_all_variants;
 DROP TABLE ord_src, ord_variants, ord_built, ord_par, ord_par_scan;

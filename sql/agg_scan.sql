@@ -147,10 +147,7 @@ DROP AGGREGATE scan_seeded(text, bigint, float8);
 
 -- a parallel plan: the scan below Gather in each worker, Finalize Aggregate
 -- merging with the combine function; the same bytes as the serial Agg
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 2;
+CALL force_parallel_plans();
 EXPLAIN (COSTS OFF)
 SELECT bloomfilter_agg(url, 20000, 0.01) FROM scan_items;
 SELECT q, (scan_compare(q)).*

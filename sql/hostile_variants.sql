@@ -16,19 +16,11 @@ LANGUAGE sql IMMUTABLE AS $$
 	SELECT string_agg(set_byte('\x00'::bytea, 0, mod(div(n, 256::numeric ^ i), 256)::int), ''::bytea ORDER BY i)
 	FROM generate_series(0, width - 1) AS i
 $$;
--- what a statement raises: 'accepted', or the SQLSTATE and the detail
+-- what a statement raises (error_of, sql/setup.sql): 'accepted', or the SQLSTATE and the detail
 CREATE FUNCTION hv_try(stmt text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-	state text;
-	detail text;
-BEGIN
-	EXECUTE stmt;
-	RETURN 'accepted';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, detail = PG_EXCEPTION_DETAIL;
-	RETURN state || ' ' || coalesce(detail, '(no detail)');
-END
+LANGUAGE sql AS $$
+	SELECT CASE state WHEN 'no error' THEN 'accepted' ELSE state || ' ' || coalesce(detail, '(no detail)') END
+	FROM error_of(stmt)
 $$;
 
 --

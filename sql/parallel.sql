@@ -5,18 +5,6 @@
 -- byte, as a serial plan.
 -- Needs max_worker_processes and max_parallel_workers >= 2 on the server.
 --
--- workers a parallel query actually launched (EXPLAIN ANALYZE prints row
--- counts per worker, which vary; this reads only the worker count)
-CREATE FUNCTION parallel_workers_launched(query text) RETURNS integer
-LANGUAGE plpgsql AS $$
-DECLARE
-	plan json;
-BEGIN
-	EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || query INTO plan;
-	RETURN substring(plan::text FROM '"Workers Launched": (\d+)')::integer;
-END
-$$;
-
 CREATE TABLE parallel_urls AS
 SELECT i AS id, i % 4 AS g, 'https://example'::text || (i % 5000) || '.com/page/' || md5(i::text) AS url
 FROM generate_series(1, 600000) AS i;
@@ -40,10 +28,7 @@ SELECT bloomfilter_agg(url, 600000, 0.01) AS blocked,
 FROM parallel_urls;
 
 -- force a parallel plan
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 2;
+CALL force_parallel_plans();
 
 EXPLAIN (COSTS OFF)
 SELECT bloomfilter_agg(url, 600000, 0.01) FROM parallel_urls;
@@ -54,7 +39,7 @@ SELECT bloomfilter_union_agg(f) FROM parallel_filters;
 
 -- the plans really run in parallel (EXPLAIN ANALYZE of CREATE TABLE AS runs
 -- it, so each parallel result below comes from a run known to be parallel)
-SELECT parallel_workers_launched('CREATE TABLE parallel_parallel AS
+SELECT workers_launched('CREATE TABLE parallel_parallel AS
 	SELECT bloomfilter_agg(url, 600000, 0.01) AS blocked,
 		bloomfilter_agg(url, 600000, 0.01, ''classic'') AS classic,
 		bloomfilter_agg(id, 600000, 0.01) AS ids
@@ -63,13 +48,13 @@ SELECT parallel_workers_launched('CREATE TABLE parallel_parallel AS
 SET bloomfilter.agg_scan = off;
 EXPLAIN (COSTS OFF)
 SELECT bloomfilter_agg(url, 600000, 0.01) FROM parallel_urls;
-SELECT parallel_workers_launched('CREATE TABLE parallel_partial_agg AS
+SELECT workers_launched('CREATE TABLE parallel_partial_agg AS
 	SELECT bloomfilter_agg(url, 600000, 0.01) AS blocked,
 		bloomfilter_agg(url, 600000, 0.01, ''classic'') AS classic,
 		bloomfilter_agg(id, 600000, 0.01) AS ids
 	FROM parallel_urls') > 0 AS partial_agg_workers;
 RESET bloomfilter.agg_scan;
-SELECT parallel_workers_launched('CREATE TABLE parallel_parallel_union AS
+SELECT workers_launched('CREATE TABLE parallel_parallel_union AS
 	SELECT bloomfilter_union_agg(f) AS unioned FROM parallel_filters') > 0 AS union_agg_workers;
 
 -- parallel equals serial, byte for byte
@@ -88,7 +73,7 @@ FROM parallel_parallel AS p, parallel_partial_agg AS a,
 -- a grouped parallel aggregation: every group's filter equals its serial one
 EXPLAIN (COSTS OFF)
 SELECT g, bloomfilter_agg(url, 200000, 0.01) FROM parallel_urls GROUP BY g;
-SELECT parallel_workers_launched('CREATE TABLE parallel_grouped AS
+SELECT workers_launched('CREATE TABLE parallel_grouped AS
 	SELECT g, bloomfilter_agg(url, 200000, 0.01) AS f FROM parallel_urls GROUP BY g') > 0 AS grouped_workers;
 SET max_parallel_workers_per_gather = 0;
 SELECT g, p.f::bytea = s.f::bytea AS same, (bloomfilter_info(p.f)).items_added
@@ -103,4 +88,3 @@ RESET min_parallel_table_scan_size;
 
 DROP TABLE parallel_urls, parallel_filters, parallel_serial, parallel_parallel,
 	parallel_partial_agg, parallel_parallel_union, parallel_grouped;
-DROP FUNCTION parallel_workers_launched(text);

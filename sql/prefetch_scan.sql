@@ -121,10 +121,7 @@ FROM ps_queries q, (SELECT variant FROM ps_filters) v
 GROUP BY v.variant ORDER BY v.variant;
 -- and in parallel: blocks handed out to the leader and two workers, each
 -- reading ahead on its own
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 2;
+CALL force_parallel_plans();
 EXPLAIN (COSTS OFF)
 SELECT count(*) FROM ps_items WHERE (SELECT f FROM ps_filters WHERE variant = 'blocked') @> t;
 SELECT v.variant,
@@ -417,20 +414,16 @@ INSERT INTO ps_outer SELECT generate_series(1, 4);
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_material = off;
-CREATE TEMP TABLE ps_rescan_on AS
+CREATE VIEW ps_rescan AS
 SELECT o.i, t.id
 FROM (SELECT i, set_config('ps.filter', current_setting(CASE WHEN i % 2 = 0 THEN 'ps.evens'
 															 ELSE 'ps.three' END), false)
 	  FROM ps_outer OFFSET 0) o
 JOIN ps_cur t ON ps_setting_filter() @> t.x AND t.id < 7;
+CREATE TEMP TABLE ps_rescan_on AS SELECT * FROM ps_rescan;
 SET bloomfilter.prefetch_scan = off;
 SELECT set_config('ps.filter', current_setting('ps.evens'), false) IS NOT NULL AS preset;
-CREATE TEMP TABLE ps_rescan_off AS
-SELECT o.i, t.id
-FROM (SELECT i, set_config('ps.filter', current_setting(CASE WHEN i % 2 = 0 THEN 'ps.evens'
-															 ELSE 'ps.three' END), false)
-	  FROM ps_outer OFFSET 0) o
-JOIN ps_cur t ON ps_setting_filter() @> t.x AND t.id < 7;
+CREATE TEMP TABLE ps_rescan_off AS SELECT * FROM ps_rescan;
 RESET bloomfilter.prefetch_scan;
 SELECT (SELECT count(*) FROM ps_rescan_off) AS rows_off,
 	   (SELECT count(*) FROM (SELECT * FROM ps_rescan_on EXCEPT ALL SELECT * FROM ps_rescan_off) d) +
@@ -440,6 +433,7 @@ RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
 RESET max_parallel_workers_per_gather;
+DROP VIEW ps_rescan;
 DROP FUNCTION ps_setting_filter();
 DROP TABLE ps_cur, ps_cur_f, ps_outer;
 

@@ -120,34 +120,27 @@ SELECT f @> 1 AS removed_present, f @> 2 AS kept_present, (bloomfilter_info(f)).
 -- remove half of the whole: the other half all stays, the removed half
 -- answers like strangers; removing the rest gives the empty filter back
 CREATE TABLE counting_r AS SELECT whole AS f FROM counting_f;
-DO $$
+-- removes md5(i::text) for i = first, first + 2, ... up to 20000, one bloomfilter_remove at a time
+CREATE PROCEDURE counting_remove_every_other(first int)
+LANGUAGE plpgsql AS $$
 DECLARE
 	g bloomfilter;
 BEGIN
 	SELECT f INTO g FROM counting_r;
-	FOR i IN 2..20000 BY 2 LOOP
+	FOR i IN first..20000 BY 2 LOOP
 		g := bloomfilter_remove(g, md5(i::text));
 	END LOOP;
 	UPDATE counting_r SET f = g;
 END
 $$;
+CALL counting_remove_every_other(2);
 SELECT (bloomfilter_info(f)).items_added AS items,
 	(SELECT count(*) FROM generate_series(1, 20000, 2) AS i WHERE NOT f @> md5(i::text)) AS odd_lost,
 	(SELECT count(*) FROM generate_series(2, 20000, 2) AS i WHERE f @> md5(i::text)) < 50 AS even_mostly_gone,
 	f::bytea = (SELECT bloomfilter_agg(md5(i::text), 20000, 0.01, 'counting')
 				FROM generate_series(1, 20000, 2) AS i)::bytea AS same_as_odd_only
 FROM counting_r;
-DO $$
-DECLARE
-	g bloomfilter;
-BEGIN
-	SELECT f INTO g FROM counting_r;
-	FOR i IN 1..20000 BY 2 LOOP
-		g := bloomfilter_remove(g, md5(i::text));
-	END LOOP;
-	UPDATE counting_r SET f = g;
-END
-$$;
+CALL counting_remove_every_other(1);
 SELECT f::bytea = bloomfilter_create(20000, 0.01, 'counting')::bytea AS empty_again,
 	(bloomfilter_info(f)).bits_set
 FROM counting_r;
@@ -203,10 +196,7 @@ FROM (SELECT bloomfilter_add_all(bloomfilter_create_bits(1000, 5, 'counting'),
 -- parallel aggregation combines partial states with the same union
 CREATE TABLE counting_p AS SELECT i, md5(i::text) AS s FROM generate_series(1, 30000) AS i;
 ANALYZE counting_p;
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 2;
+CALL force_parallel_plans();
 CREATE TABLE counting_pf AS SELECT bloomfilter_agg(s, 30000, 0.01, 'counting') AS f FROM counting_p;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
@@ -335,3 +325,4 @@ SELECT bool_and(md5(f::bytea) = h) AS unchanged FROM counting_keep;
 
 DROP TABLE counting_f, counting_e, counting_u, counting_r, counting_s, counting_p,
 	counting_pf, counting_copied, counting_keep;
+DROP PROCEDURE counting_remove_every_other(int);

@@ -7,19 +7,9 @@
 -- text, bytea and binary forms, hostile bytes, the worked example of
 -- STORAGE.md, and that no function changes the filters it is given.
 --
--- what sqlstate_of (sql/setup.sql) returns, with the detail that says which rule failed
+-- what error_of (sql/setup.sql) says: the SQLSTATE, with the detail that says which rule failed
 CREATE FUNCTION cuckoo_error(stmt text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-	detail text;
-BEGIN
-	EXECUTE stmt;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
-	RETURN SQLSTATE || ': ' || detail;
-END
-$$;
+LANGUAGE sql AS $$ SELECT state || coalesce(': ' || detail, '') FROM error_of(stmt) $$;
 
 --
 -- construction: hashes is the fingerprint width f, the narrowest meeting
@@ -331,15 +321,6 @@ SELECT i AS id, CASE WHEN i % 10 = 0 THEN i ELSE 7 END AS x
 FROM generate_series(1, 100000) AS i;
 ALTER TABLE cuckoo_heavy SET (parallel_workers = 2);
 ANALYZE cuckoo_heavy;
-CREATE FUNCTION cuckoo_workers(query text) RETURNS integer
-LANGUAGE plpgsql AS $$
-DECLARE
-	plan json;
-BEGIN
-	EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || query INTO plan;
-	RETURN substring(plan::text FROM '"Workers Launched": (\d+)')::integer;
-END
-$$;
 CREATE FUNCTION cuckoo_heavy_build(mode text) RETURNS text
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -355,17 +336,14 @@ END
 $$;
 SET max_parallel_workers_per_gather = 0;
 SET bloomfilter.agg_scan = on;
-SELECT cuckoo_workers(cuckoo_heavy_build('serial_scan')) AS serial_scan_workers;
+SELECT workers_launched(cuckoo_heavy_build('serial_scan')) AS serial_scan_workers;
 SET bloomfilter.agg_scan = off;
-SELECT cuckoo_workers(cuckoo_heavy_build('serial_agg')) AS serial_agg_workers;
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 2;
+SELECT workers_launched(cuckoo_heavy_build('serial_agg')) AS serial_agg_workers;
+CALL force_parallel_plans();
 SET bloomfilter.agg_scan = on;
-SELECT cuckoo_workers(cuckoo_heavy_build('parallel_scan')) > 0 AS parallel_scan_workers;
+SELECT workers_launched(cuckoo_heavy_build('parallel_scan')) > 0 AS parallel_scan_workers;
 SET bloomfilter.agg_scan = off;
-SELECT cuckoo_workers(cuckoo_heavy_build('parallel_agg')) > 0 AS parallel_agg_workers;
+SELECT workers_launched(cuckoo_heavy_build('parallel_agg')) > 0 AS parallel_agg_workers;
 RESET bloomfilter.agg_scan;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
@@ -419,5 +397,4 @@ FROM cuckoo_f f, cuckoo_saved s;
 DROP TABLE cuckoo_f, cuckoo_saved, cuckoo_removed, cuckoo_io, cuckoo_io_back, cuckoo_hostile,
 	cuckoo_parts, cuckoo_heavy, cuckoo_heavy_serial_scan, cuckoo_heavy_serial_agg,
 	cuckoo_heavy_parallel_scan, cuckoo_heavy_parallel_agg;
-DROP FUNCTION cuckoo_error(text), cuckoo_remove_even(bloomfilter),
-	cuckoo_workers(text), cuckoo_heavy_build(text);
+DROP FUNCTION cuckoo_error(text), cuckoo_remove_even(bloomfilter), cuckoo_heavy_build(text);

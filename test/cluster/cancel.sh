@@ -257,10 +257,5 @@ if [ -n "$unexpected" ]; then
 	fail=1
 fi
 
-secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-if [ $fail -eq 0 ]; then
-	echo "PASS: cancel: every long operation stopped by statement_timeout (57014) within ${limit_ms} ms and the session went on; every request past 1 GB refused (54000) (${secs} s)"
-else
-	echo "FAIL: cancel: see above (${secs} s)"
-fi
-exit $fail
+finish "every long operation stopped by statement_timeout (57014) within ${limit_ms} ms and the session went on; every request past 1 GB refused (54000)" \
+	"see above"

@@ -420,10 +420,5 @@ SQL
 same_as_source "CSV \\copy" "$src" _csv
 
 t1=$EPOCHREALTIME
-secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-if [ $fail -eq 0 ]; then
-	echo "PASS: dump_restore: $nfilters filters of every variant identical after pg_dump -Fc/pg_restore -j 2, plain pg_dump -E LATIN1, binary, text and CSV COPY; elements of 21 type classes found in both restores (${secs} s)"
-else
-	echo "FAIL: dump_restore: some filter changed in a round trip (${secs} s)"
-fi
-exit $fail
+finish "$nfilters filters of every variant identical after pg_dump -Fc/pg_restore -j 2, plain pg_dump -E LATIN1, binary, text and CSV COPY; elements of 21 type classes found in both restores" \
+	"some filter changed in a round trip"

@@ -65,28 +65,19 @@ CREATE EXTENSION postgres_fdw;
 
 CREATE SERVER bloom_remote FOREIGN DATA WRAPPER postgres_fdw
 	OPTIONS (host 'localhost', port :'port', dbname :'remote_db', extensions 'bloomfilter');
-SELECT :'password' <> '' AS has_password \gset
-\if :has_password
-CREATE USER MAPPING FOR CURRENT_USER SERVER bloom_remote
-	OPTIONS (user :'user', password :'password');
-\else
-CREATE USER MAPPING FOR CURRENT_USER SERVER bloom_remote OPTIONS (user :'user');
-\endif
-
 CREATE FOREIGN TABLE remote_urls (id integer NOT NULL, url text NOT NULL)
 	SERVER bloom_remote OPTIONS (schema_name 'public', table_name 'urls');
 
 -- the control: the same remote without the extensions option
 CREATE SERVER plain_remote FOREIGN DATA WRAPPER postgres_fdw
 	OPTIONS (host 'localhost', port :'port', dbname :'remote_db');
-\if :has_password
-CREATE USER MAPPING FOR CURRENT_USER SERVER plain_remote
-	OPTIONS (user :'user', password :'password');
-\else
-CREATE USER MAPPING FOR CURRENT_USER SERVER plain_remote OPTIONS (user :'user');
-\endif
 CREATE FOREIGN TABLE remote_urls_plain (id integer NOT NULL, url text NOT NULL)
 	SERVER plain_remote OPTIONS (schema_name 'public', table_name 'urls');
+
+-- a user mapping for each, with the password when there is one
+SELECT format('CREATE USER MAPPING FOR CURRENT_USER SERVER %I OPTIONS (user %L%s)', server, :'user',
+	CASE WHEN :'password' <> '' THEN format(', password %L', :'password') ELSE '' END)
+FROM unnest(ARRAY['bloom_remote', 'plain_remote']) AS server \gexec
 
 CREATE TABLE local_urls (url text PRIMARY KEY);
 INSERT INTO local_urls

@@ -11,6 +11,9 @@
 #   expect STATUS FRAGMENT CMD...  runs CMD (output in out.txt, err.txt of the current
 #                       directory); dies unless it exits STATUS with FRAGMENT in its stderr
 #   fail                0, or 1 once something failed: the test's exit status
+#   finish PASSED FAILED  the test's last line, "PASS: <test>: PASSED (N s)" or "FAIL: <test>:
+#                       FAILED (N s)" as fail says, N the seconds from $t0 to $t1 (both taken
+#                       from $EPOCHREALTIME by the test); exits with fail
 
 bf_test=$(basename "$0" .sh)
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
@@ -41,4 +44,15 @@ expect() {
 	"$@" >out.txt 2>err.txt </dev/null || rc=$?
 	[ $rc -eq "$want" ] || die "$* exited $rc, not $want (stderr: $(head -c 300 err.txt))"
 	grep -qF -- "$fragment" err.txt || die "$*: stderr lacks \"$fragment\": $(head -c 300 err.txt)"
+}
+
+finish() {
+	local secs
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	if [ $fail -eq 0 ]; then
+		echo "PASS: $bf_test: $1 ($secs s)"
+	else
+		echo "FAIL: $bf_test: $2 ($secs s)"
+	fi
+	exit $fail
 }

@@ -54,25 +54,17 @@ def make_epq(seed, j, texts, skip):
     x = r.choice(ids)
     action = r.choice(['unmember', 'keep', 'delete', 'requal'])
     t = c.target
-    if action == 'unmember':
-        c.writer = f"UPDATE {t} SET a = {A_OF(x + 1) or 2} WHERE id = {x}"
-    elif action == 'keep':
-        c.writer = f"UPDATE {t} SET b = b + 10 WHERE id = {x}"
-    elif action == 'delete':
-        c.writer = f"DELETE FROM {t} WHERE id = {x}"
-    else:
-        c.writer = f"UPDATE {t} SET k = 9 WHERE id = {x}"
+    c.writer = {'unmember': f"UPDATE {t} SET a = {A_OF(x + 1) or 2} WHERE id = {x}",
+                'keep': f"UPDATE {t} SET b = b + 10 WHERE id = {x}",
+                'delete': f"DELETE FROM {t} WHERE id = {x}",
+                'requal': f"UPDATE {t} SET k = 9 WHERE id = {x}"}[action]
     w = f"{f} @> r.a AND r.k <> 9" if r.random() < 0.7 else f"r.k <> 9 AND r.a <@ {f}"
-    if kind == 'update':
-        c.query = f"UPDATE {t} r SET b = r.b + 1 WHERE {w} RETURNING r.id, r.a, r.b"
-    elif kind == 'delete':
-        c.query = f"DELETE FROM {t} r WHERE {w} RETURNING r.id, r.a, r.b"
-    elif kind == 'forupdate':
-        c.query = f"SELECT r.id, r.a, r.b, r.k FROM {t} r WHERE {w} ORDER BY r.id FOR UPDATE"
-    elif kind == 'forupdate_limit':
-        c.query = f"SELECT r.id, r.a, r.b, r.k FROM {t} r WHERE {w} LIMIT 40 FOR UPDATE"
-    else:
-        c.query = (f"UPDATE {t} r SET b = r.b + s.id FROM small s WHERE s.k = r.k AND {w} "
-                   f"RETURNING r.id, r.b, s.id")
+    # the statement over t r WHERE w, by kind
+    c.query = {'update': f"UPDATE {t} r SET b = r.b + 1 WHERE {w} RETURNING r.id, r.a, r.b",
+               'delete': f"DELETE FROM {t} r WHERE {w} RETURNING r.id, r.a, r.b",
+               'forupdate': f"SELECT r.id, r.a, r.b, r.k FROM {t} r WHERE {w} ORDER BY r.id FOR UPDATE",
+               'forupdate_limit': f"SELECT r.id, r.a, r.b, r.k FROM {t} r WHERE {w} LIMIT 40 FOR UPDATE",
+               'join': (f"UPDATE {t} r SET b = r.b + s.id FROM small s WHERE s.k = r.k AND {w} "
+                        f"RETURNING r.id, r.b, s.id")}[kind]
     c.digest = f"SELECT md5(string_agg(x::text, ',' ORDER BY x::text)) FROM {t} x"
     return c

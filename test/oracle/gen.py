@@ -339,15 +339,12 @@ def build(g, q):
         rel = g.rel()
         w = g.where(rel, 'r')
         form = r.choice(['count', 'min', 'first', 'exists'])
-        if form == 'count':
-            sub = f"(SELECT count(*) FROM {rel} r WHERE r.k = s.k AND {w})"
-        elif form == 'min':
-            sub = f"(SELECT min(r.id) FROM {rel} r WHERE r.k = s.k AND {w})"
-        elif form == 'first':
-            sub = f"(SELECT r.id FROM {rel} r WHERE r.k = s.k AND {w} ORDER BY r.id LIMIT 1)"
-        else:
+        rows = f"FROM {rel} r WHERE r.k = s.k AND {w}"
+        sub = {'count': f"(SELECT count(*) {rows})", 'min': f"(SELECT min(r.id) {rows})",
+               'first': f"(SELECT r.id {rows} ORDER BY r.id LIMIT 1)",
+               'exists': f"EXISTS (SELECT 1 {rows} OFFSET 0)"}[form]
+        if form == 'exists':
             g.early_stop = True
-            sub = f"EXISTS (SELECT 1 FROM {rel} r WHERE r.k = s.k AND {w} OFFSET 0)"
         q.stmts = [f"SELECT s.id, {sub} FROM small s ORDER BY 1"]
     elif shape == 'union':
         r1, r2 = g.rel(), g.rel()
@@ -497,22 +494,18 @@ def build_agg(g, q):
         having = " HAVING " + r.choice([f"{calls[0][0]} IS NOT NULL", f"{calls[0][0]} @> 42",
                                         "count(*) > 10"])
         wrapped = wrapped or calls[0][1]
-    sql = f"SELECT {', '.join(items)} FROM {frm} WHERE {w}{having}"
+    select = f"{', '.join(items)} FROM {frm} WHERE {w}"
+    sql = f"SELECT {select}{having}"
     form = g.pick([('plain', 80), ('group_empty', 4), ('rollup', 3), ('distinct', 3),
                    ('subquery', 4), ('cte', 3), ('union', 3)])
-    if form == 'group_empty':
-        sql = f"SELECT {', '.join(items)} FROM {frm} WHERE {w} GROUP BY (){having}"
-    elif form == 'rollup':
-        sql = f"SELECT {', '.join(items)} FROM {frm} WHERE {w} GROUP BY ROLLUP (r.k){having}"
-        wrapped = True
-    elif form == 'distinct':
-        sql = f"SELECT DISTINCT {', '.join(items)} FROM {frm} WHERE {w}{having}"
-    elif form == 'subquery':
-        sql = f"SELECT x.* FROM ({sql} OFFSET 0) x"
-    elif form == 'cte':
-        sql = f"WITH x AS MATERIALIZED ({sql}) SELECT * FROM x"
-    elif form == 'union':
-        sql = f"{sql} UNION ALL {sql}"
+    sql = {'plain': sql,
+           'group_empty': f"SELECT {select} GROUP BY (){having}",
+           'rollup': f"SELECT {select} GROUP BY ROLLUP (r.k){having}",
+           'distinct': f"SELECT DISTINCT {select}{having}",
+           'subquery': f"SELECT x.* FROM ({sql} OFFSET 0) x",
+           'cte': f"WITH x AS MATERIALIZED ({sql}) SELECT * FROM x",
+           'union': f"{sql} UNION ALL {sql}"}[form]
+    wrapped = wrapped or form == 'rollup'
     q.stmts = [sql]
     if wrapped:
         q.serial_only = True
