@@ -148,6 +148,31 @@ extern bf_status bf_blocked_size(double items, double fpr, uint64_t *bits,
 extern double bf_blocks_fill(const unsigned char *blocks, uint64_t nblocks,
 							 uint32_t hashes, uint64_t *set,
 							 bf_yield_fn yield, void *arg);
+/* scalable_model.c: the plans of a chain's stages; levels 0 .. MAX_LEVEL */
+#define BF_SCALABLE_MAX_LEVEL	63
+extern bf_status bf_scalable_plan_stage(uint64_t n0, double fpr,
+										uint32_t level, uint64_t *capacity,
+										uint64_t *bits, uint32_t *hashes);
+extern bf_status bf_scalable_size(double items, double fpr, uint64_t *bits,
+								  uint32_t *hashes);
+extern double bf_scalable_capacity(double bits, double fpr, uint32_t hashes);
+/* blocked.c: a bit count rounded up to whole blocks (also scalable) */
+extern uint64_t bf_blocked_round_bits(uint64_t bits);
+
+/*
+ * cuckoo_model.c: the cuckoo model; fingerprints of MIN_F .. MAX_F bits in
+ * buckets of SLOTS
+ */
+#define BF_CUCKOO_SLOTS	4
+#define BF_CUCKOO_MIN_F	4
+#define BF_CUCKOO_MAX_F	32
+extern double bf_cuckoo_rate(unsigned f, double load_sum);
+extern unsigned bf_cuckoo_width(double fpr);
+extern double bf_cuckoo_buckets(double items, unsigned f, double fpr);
+extern bf_status bf_cuckoo_size(double items, double fpr, uint64_t *bits,
+								uint32_t *hashes);
+extern double bf_cuckoo_capacity(double bits, double fpr, uint32_t hashes);
+extern double bf_cuckoo_fpr(double bits, double items, double hashes);
 /* classic.c: distinct items explaining 'set' of m positions (also counting) */
 extern double bf_classic_estimate(const bf_filter *f, uint64_t set);
 

@@ -104,8 +104,8 @@ blocked_estimate(const bf_filter *f, uint64_t set)
 		-expm1(f->hashes * log1p(-1.0 / BF_BLOCK_BITS));
 }
 
-static uint64_t
-blocked_round_bits(uint64_t bits)
+uint64_t
+bf_blocked_round_bits(uint64_t bits)
 {
 	return (bits + BF_BLOCK_BITS - 1) / BF_BLOCK_BITS * BF_BLOCK_BITS;
 }
@@ -113,7 +113,7 @@ blocked_round_bits(uint64_t bits)
 const bf_variant_ops bf_blocked_ops = {
 	.name = "blocked",
 	/* one array of bits in whole blocks, sized by the blocked model */
-	.cell_bits = 1, .round_bits = blocked_round_bits,
+	.cell_bits = 1, .round_bits = bf_blocked_round_bits,
 	.size = bf_blocked_size, .capacity = bf_blocked_capacity,
 	.fpr = bf_blocked_fpr, .fill = blocked_fill, .estimate = blocked_estimate,
 	/* elements, one cache line each */

@@ -21,7 +21,7 @@
  *		slot j of bucket b at bit (4b + j) f, padded with zero bits to 8 bytes.
  *
  * A filter planned for n items at rate p has one stage of
- * B_0 = ceil(n / (4 * LOAD)) buckets.  When an add finds no free slot in
+ * B_0 = ceil(n / (4 * LOAD)) buckets (LOAD, the model: cuckoo_model.c).  When an add finds no free slot in
  * its buckets of any stage and MAX_KICKS kicks in the newest stage do not
  * free one, the kicks are undone and the add reports BF_E_FULL; the caller
  * then grows the filter by a new, empty stage of twice the buckets of the
@@ -36,9 +36,9 @@
 
 #include "bf_internal.h"
 
-#define SLOTS			4		/* fingerprints per bucket */
-#define MIN_F			4
-#define MAX_F			32
+#define SLOTS			BF_CUCKOO_SLOTS
+#define MIN_F			BF_CUCKOO_MIN_F
+#define MAX_F			BF_CUCKOO_MAX_F
 #define MAX_KICKS		500
 #define STAGE_HEADER	16		/* u64 buckets, u64 used */
 
@@ -49,17 +49,6 @@
  */
 #define MAX_STAGES		BF_CUCKOO_MAX_STAGES
 
-/*
- * Planned load: the fraction of slots in use when a stage holds what it was
- * planned for.  With 4-slot buckets and 500 kicks, filling a table until the
- * first add fails stops at a mean load of 0.98 for 16 buckets, 0.971 for
- * 10^3, 0.962 for 10^5 and 0.957 for 10^7 buckets (it falls slowly as
- * tables grow; no failure below 0.952 in 200 runs at 256 to 10^5 buckets).
- * 0.94 leaves a margin, so that a filter planned for n items practically
- * never grows before it holds them (tiny filters of a few buckets are the
- * exception: their load at failure varies widely).
- */
-#define LOAD			0.94
 
 /* Odd 64-bit constant: 2^64 / golden ratio */
 #define GOLDEN			UINT64_C(0x9E3779B97F4A7C15)
@@ -451,102 +440,8 @@ cuckoo_remove(bf_filter *f, bf_hash h)
 }
 
 /* ----------------------------------------------------------------------
- * Sizing.  A stranger is compared with the 2 x 4 slots of its two buckets
- * in every stage; each is occupied with probability a (the load) and then
- * holds its fingerprint with probability 1 / (2^f - 1), so
- *		fpr = 1 - (1 - 1 / (2^f - 1))^(8 a)
- * (summing the loads of all stages when there are several).
+ * Planning (the model is in cuckoo_model.c)
  * ---------------------------------------------------------------------- */
-
-static double
-rate_at(unsigned f, double load_sum)
-{
-	return -expm1(8.0 * load_sum * log1p(-1.0 / (ldexp(1.0, (int) f) - 1.0)));
-}
-
-/* Highest load at which f-bit fingerprints meet 'fpr', at most LOAD */
-static double
-load_for(unsigned f, double fpr)
-{
-	double		a = log1p(-fpr) /
-		(8.0 * log1p(-1.0 / (ldexp(1.0, (int) f) - 1.0)));
-
-	return a < LOAD ? a : LOAD;
-}
-
-/*
- * The narrowest fingerprint meeting 'fpr' at the planned load; below the
- * rate of 32-bit fingerprints at that load (about 1.7e-9), 32 bits at a
- * lower load.  Wider fingerprints at a lower load would never be smaller:
- * bits per item are f / load, and the load such an f allows falls by half
- * per bit taken off.
- */
-static unsigned
-width_for(double fpr)
-{
-	unsigned	f;
-
-	for (f = MIN_F; f < MAX_F; f++)
-		if (rate_at(f, LOAD) <= fpr)
-			return f;
-	return MAX_F;
-}
-
-/* Buckets for 'items' with f-bit fingerprints at 'fpr' (as a double) */
-static double
-buckets_for(double items, unsigned f, double fpr)
-{
-	double		b = ceil(items / (SLOTS * load_for(f, fpr)));
-
-	return b < 1 ? 1 : b;
-}
-
-static bf_status
-cuckoo_size(double items, double fpr, uint64_t *bits, uint32_t *hashes)
-{
-	unsigned	f = width_for(fpr);
-	double		m = SLOTS * f * buckets_for(items, f, fpr);
-
-	if (m > BF_MAX_SIZING_BITS)
-		return BF_E_TOO_LARGE;
-	*bits = (uint64_t) m;
-	*hashes = f;
-	return BF_OK;
-}
-
-/*
- * Items 'bits' of slots hold at 'fpr' with f-bit fingerprints (hashes = f,
- * or 0 for the width the rate asks for): the planned load of every slot.
- * For a filter of several stages that is the sum of what each stage takes
- * before the next one is added; every stage adds its share to the rate.
- */
-static double
-cuckoo_capacity(double bits, double fpr, uint32_t hashes)
-{
-	unsigned	f = hashes ? hashes : width_for(fpr);
-	double		buckets;
-
-	if (f < MIN_F || f > MAX_F)
-		return 0;
-	buckets = floor(bits / (SLOTS * f));
-	/* the small slack keeps ceil() of the plan and this floor() in step */
-	return floor(SLOTS * buckets * load_for(f, fpr) * (1 + 1e-12));
-}
-
-/* The model for one table of 'bits' slot bits holding 'items' */
-static double
-cuckoo_fpr(double bits, double items, double hashes)
-{
-	double		slots = bits / hashes;
-	double		load;
-
-	if (items <= 0)
-		return 0.0;
-	if (slots < SLOTS)
-		slots = SLOTS;
-	load = items / slots;
-	return rate_at((unsigned) hashes, load < 1 ? load : 1);
-}
 
 /*
  * One stage of 'buckets' buckets of f-bit fingerprints, even past the 1 GB
@@ -567,8 +462,8 @@ plan_stage(bf_params *p, uint64_t buckets, unsigned f)
 static bf_status
 cuckoo_plan(double items, double fpr, bf_params *p)
 {
-	unsigned	f = width_for(fpr);
-	double		buckets = buckets_for(items, f, fpr);
+	unsigned	f = bf_cuckoo_width(fpr);
+	double		buckets = bf_cuckoo_buckets(items, f, fpr);
 
 	if (buckets * SLOTS * f > BF_MAX_SIZING_BITS)
 		return BF_E_TOO_LARGE;
@@ -1062,7 +957,7 @@ cuckoo_fill(const bf_filter *f, bf_fill_stats *stats, bf_yield_fn yield,
 		load_sum += (double) st.used / (double) (SLOTS * st.buckets);
 	}
 	stats->bits_set = used * f->hashes;
-	stats->fpr = rate_at(f->hashes, load_sum);
+	stats->fpr = bf_cuckoo_rate(f->hashes, load_sum);
 	stats->stages = f->variant_word;
 }
 
@@ -1087,16 +982,15 @@ cuckoo_compatible(const bf_filter *a, const bf_filter *b)
 
 const bf_variant_ops bf_cuckoo_ops = {
 	.name = "cuckoo",
-	/* sizing */
-	.size = cuckoo_size, .capacity = cuckoo_capacity, .fpr = cuckoo_fpr,
-	.plan = cuckoo_plan, .plan_bits = cuckoo_plan_bits,
-	/* the header and the stages */
-	.check_header = cuckoo_check_header, .init = cuckoo_init,
-	.validate = cuckoo_validate,
-	.fill = cuckoo_fill, .estimate = cuckoo_estimate,
 	/* elements: a set (add_new), copies (add), removal */
 	.add = cuckoo_add, .add_new = cuckoo_add_new,
 	.contains = cuckoo_contains, .remove = cuckoo_remove,
+	/* sizing */
+	.size = bf_cuckoo_size, .capacity = bf_cuckoo_capacity, .fpr = bf_cuckoo_fpr,
+	.plan = cuckoo_plan, .plan_bits = cuckoo_plan_bits,
+	/* the header and the stages */
+	.check_header = cuckoo_check_header, .validate = cuckoo_validate,
+	.init = cuckoo_init, .fill = cuckoo_fill, .estimate = cuckoo_estimate,
 	/* growth and sets: a union is a set union */
 	.grow_bytes = cuckoo_grow_bytes, .grow = cuckoo_grow,
 	.compatible = cuckoo_compatible, .merge = cuckoo_merge,

@@ -20,7 +20,8 @@
  * chains of 7 to 8 stages and is never more than 0.9 bits per item (5 %)
  * above the cheaper of 0.8 and 0.9 for any chain of 1 to 12 stages; 0.8
  * is up to 1.6 bits above 0.9 for long chains and 0.9 up to 2.1 bits above
- * 0.8 for short ones (STORAGE.md section 12 has the table).
+ * 0.8 for short ones (STORAGE.md section 12 has the table).  The model
+ * and the plans of stages are in scalable_model.c.
  *
  * Each stage is a blocked filter (blocked.c: 512-bit blocks, block from
  * the high half of the hash, positions from an LCG seeded with the low
@@ -45,12 +46,9 @@
 
 #include "bf_internal.h"
 
-/* The tightening ratio r (see above) */
-#define TIGHTENING		0.85
-
 /* Most stages in a chain; levels run from 0 to MAX_LEVEL */
 #define MAX_STAGES		BF_SCALABLE_MAX_STAGES
-#define MAX_LEVEL		63
+#define MAX_LEVEL		BF_SCALABLE_MAX_LEVEL
 
 /* The stage header: offsets of its little-endian fields */
 #define STAGE_HEADER	64
@@ -159,111 +157,6 @@ stage_test(const stage *s, bf_hash h)
 						   x.lo, s->hashes);
 }
 
-/*
- * The rate budget of a level: p0 r^j with p0 = p (1 - r), by repeated
- * multiplication rather than pow() so that every platform computes the same
- * double, and so plans the same stage.
- */
-static double
-level_rate(double fpr, uint32_t level)
-{
-	double		q = fpr * (1.0 - TIGHTENING);
-	uint32_t	i;
-
-	for (i = 0; i < level; i++)
-		q *= TIGHTENING;
-	return q;
-}
-
-/*
- * Plans of stages, remembered.  Planning one stage with the exact blocked
- * model takes milliseconds, and validation checks every stage of every
- * filter it opens against its plan, once per row; the plan of (n0, p,
- * level) never changes, so a small direct-mapped table of recent plans
- * makes that check cheap.  The table is plain static memory of this
- * process (PostgreSQL backends are processes; the core is not meant to be
- * called from several threads at once).  An entry with hashes == 0 is empty.
- */
-#define MEMO_SLOTS		(32 * (MAX_LEVEL + 1))
-
-typedef struct stage_plan
-{
-	uint64_t	n0;
-	uint64_t	rate;			/* bit pattern of p */
-	uint64_t	bits;
-	uint32_t	level;
-	uint32_t	hashes;
-} stage_plan;
-
-static stage_plan memo[MEMO_SLOTS];
-
-/*
- * The stage of 'level' in a chain planned for n0 items at rate p: its
- * capacity n0 * 2^level, and the blocked bits and k for that many items at
- * p0 r^level.
- */
-static bf_status
-plan_stage(uint64_t n0, double fpr, uint32_t level, uint64_t *capacity,
-		   uint64_t *bits, uint32_t *hashes)
-{
-	uint64_t	rate;
-	stage_plan *slot;
-	double		q;
-	bf_status	st;
-
-	if (level > MAX_LEVEL || n0 < 1)
-		return BF_E_LAYOUT;
-	if (n0 > (UINT64_MAX >> level))
-		return BF_E_TOO_LARGE;	/* capacity past 64 bits */
-	*capacity = n0 << level;
-	memcpy(&rate, &fpr, sizeof(rate));
-	/* a row of levels per (n0, p): one chain's stages never evict each other */
-	slot = &memo[bf_fmix64(n0 ^ bf_fmix64(rate)) % (MEMO_SLOTS / (MAX_LEVEL + 1)) *
-				 (MAX_LEVEL + 1) + level];
-	if (slot->hashes != 0 && slot->n0 == n0 && slot->rate == rate &&
-		slot->level == level)
-	{
-		*bits = slot->bits;
-		*hashes = slot->hashes;
-		return BF_OK;
-	}
-	q = level_rate(fpr, level);
-	if (!(q > 0.0))
-		return BF_E_TOO_LARGE;	/* underflowed: no filter reaches it */
-	st = bf_blocked_size((double) *capacity, q, bits, hashes);
-	if (st != BF_OK)
-		return st;
-	slot->n0 = n0;
-	slot->rate = rate;
-	slot->level = level;
-	slot->bits = *bits;
-	slot->hashes = *hashes;
-	return BF_OK;
-}
-
-/*
- * The model: one stage for 'items' at p0 = p (1 - r), the first stage of
- * bloomfilter_create(items, p, 'scalable').
- */
-static bf_status
-scalable_size(double items, double fpr, uint64_t *bits, uint32_t *hashes)
-{
-	return bf_blocked_size(items, level_rate(fpr, 0), bits, hashes);
-}
-
-/* Most items a first stage of 'bits' bits holds within p0 = p (1 - r) */
-static double
-scalable_capacity(double bits, double fpr, uint32_t hashes)
-{
-	return bf_blocked_capacity(bits, level_rate(fpr, 0), hashes);
-}
-
-static uint64_t
-scalable_round_bits(uint64_t bits)
-{
-	return (bits + BF_BLOCK_BITS - 1) / BF_BLOCK_BITS * BF_BLOCK_BITS;
-}
-
 /* One stage of level 0 for n0 = expected_items (bf_plan sets it) */
 static bf_status
 scalable_plan(double items, double fpr, bf_params *p)
@@ -272,7 +165,7 @@ scalable_plan(double items, double fpr, bf_params *p)
 	bf_status	st;
 
 	(void) items;				/* p->expected_items is the exact count */
-	st = plan_stage(p->expected_items, fpr, 0, &capacity, &p->bits,
+	st = bf_scalable_plan_stage(p->expected_items, fpr, 0, &capacity, &p->bits,
 					&p->hashes);
 	if (st != BF_OK)
 		return st;
@@ -357,7 +250,7 @@ scalable_validate(const bf_filter *f)
 			s.capacity != f->expected_items << s.level ||
 			s.held > s.capacity || s.hashes < 1 || s.hashes > BF_MAX_HASHES)
 			return BF_E_LAYOUT;
-		if (plan_stage(f->expected_items, f->target_fpr, s.level, &capacity,
+		if (bf_scalable_plan_stage(f->expected_items, f->target_fpr, s.level, &capacity,
 					   &plan_bits, &plan_hashes) != BF_OK ||
 			plan_bits != s.bits || plan_hashes != s.hashes)
 			return BF_E_LAYOUT;
@@ -471,7 +364,7 @@ scalable_grow_bytes(const bf_filter *f)
 
 	if (f->variant_word >= MAX_STAGES || level == 0)
 		return 0;
-	st = plan_stage(f->expected_items, f->target_fpr, level, &capacity,
+	st = bf_scalable_plan_stage(f->expected_items, f->target_fpr, level, &capacity,
 					&bits, &hashes);
 	if (st != BF_OK)
 		return UINT64_MAX;
@@ -488,7 +381,7 @@ scalable_grow(const bf_filter *f, unsigned char *dst)
 				old = BF_HEADER_SIZE + f->payload_bytes;
 	uint32_t	hashes = 0;
 
-	(void) plan_stage(f->expected_items, f->target_fpr, level, &capacity,
+	(void) bf_scalable_plan_stage(f->expected_items, f->target_fpr, level, &capacity,
 					  &bits, &hashes);	/* grow_bytes saw it succeed */
 	memcpy(dst, f->base, old);
 	stage_write(dst + old, bits, capacity, 0, hashes, level);
@@ -819,9 +712,9 @@ scalable_filter_capacity(const bf_filter *f)
 const bf_variant_ops bf_scalable_ops = {
 	.name = "scalable",
 	/* sizing: the first stage, and what the stages present hold */
-	.size = scalable_size, .capacity = scalable_capacity, .fpr = bf_blocked_fpr,
+	.size = bf_scalable_size, .capacity = bf_scalable_capacity,
+	.fpr = bf_blocked_fpr, .round_bits = bf_blocked_round_bits,
 	.plan = scalable_plan, .plan_bits = scalable_plan_bits,
-	.round_bits = scalable_round_bits,
 	.filter_capacity = scalable_filter_capacity,
 	/* the header and the stages */
 	.check_header = scalable_check_header, .init = scalable_init,
