@@ -418,9 +418,17 @@ CREATE VIEW ps_rescan AS
 SELECT o.i, t.id
 FROM (SELECT i, set_config('ps.filter', current_setting(CASE WHEN i % 2 = 0 THEN 'ps.evens'
 															 ELSE 'ps.three' END), false)
-	  FROM ps_outer OFFSET 0) o
-JOIN ps_cur t ON ps_setting_filter() @> t.x AND t.id < 7;
+	  FROM ps_outer OFFSET 0) o,
+	 LATERAL (SELECT id FROM ps_cur WHERE ps_setting_filter() @> x AND id < 7 AND o.i > 0 OFFSET 0) t;
 CREATE TEMP TABLE ps_rescan_on AS SELECT * FROM ps_rescan;
+-- the prefetching scan is the inner side (under the Result of o.i > 0), scanned once per
+-- outer row
+SELECT p ->> 'Node Type' AS join, p -> 'Plans' -> 0 ->> 'Relation Name' AS outer_side,
+	   p -> 'Plans' -> 1 -> 'Plans' -> 0 ->> 'Custom Plan Provider' AS inner_scan,
+	   p -> 'Plans' -> 1 -> 'Plans' -> 0 ->> 'Actual Loops' AS loops
+FROM (SELECT explain_json('SELECT * FROM ps_rescan', 'ANALYZE, COSTS OFF, TIMING OFF') -> 'Plan' AS p) e;
+-- and each rescan read the filter its outer row set (even rows: the evens; odd rows: 3)
+SELECT i, array_agg(id ORDER BY id) AS ids FROM ps_rescan_on GROUP BY i ORDER BY i;
 SET bloomfilter.prefetch_scan = off;
 SELECT set_config('ps.filter', current_setting('ps.evens'), false) IS NOT NULL AS preset;
 CREATE TEMP TABLE ps_rescan_off AS SELECT * FROM ps_rescan;
