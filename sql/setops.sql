@@ -252,3 +252,15 @@ RESET enable_nestloop;
 SELECT bool_and(bloomfilter_hash(a.f) = bloomfilter_hash(b.f)) AS equal_filters_hash_alike
 FROM setops_hash a JOIN setops_hash b ON a.f = b.f;
 DROP TABLE setops_hash;
+
+-- README, "Change and test": || takes text and anyelement only, so 'page' || 42 stays a text
+-- concatenation, and an untyped literal added to a filter is added as text
+SELECT 'page' || 42 AS concat, pg_typeof('page' || 42) AS type;
+SELECT string_agg(format_type(oprright, NULL), ', ' ORDER BY format_type(oprright, NULL)) AS right_operands
+FROM pg_operator WHERE oprname = '||' AND oprleft = 'bloomfilter'::regtype;
+SELECT bloomfilter_create(100, 0.01) || 'x' = bloomfilter_create(100, 0.01) || 'x'::text AS untyped_is_text;
+-- README, "Combine and compare": no ordering, so ORDER BY f and count(DISTINCT f) are refused
+-- (42883: no ordering operator), while GROUP BY f works through the hash operator class
+SELECT sqlstate_of('SELECT f FROM (VALUES (bloomfilter_create(10, 0.1))) v(f) ORDER BY f') AS order_by,
+	   sqlstate_of('SELECT count(DISTINCT f) FROM (VALUES (bloomfilter_create(10, 0.1))) v(f)') AS count_distinct,
+	   sqlstate_of('SELECT f, count(*) FROM (VALUES (bloomfilter_create(10, 0.1))) v(f) GROUP BY f') AS group_by;
