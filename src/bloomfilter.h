@@ -236,6 +236,17 @@ extern bool agg_scan_enabled;
 extern void prefetch_scan_init(void);
 extern void agg_scan_init(void);
 
+/* join_filter.c: bloomfilter.join_filter */
+typedef enum JoinFilterMode
+{
+	JOIN_FILTER_OFF,
+	JOIN_FILTER_ON,
+	JOIN_FILTER_ALWAYS
+} JoinFilterMode;
+
+extern int	join_filter_mode;
+extern void join_filter_init(void);
+
 /* filter_cache.c */
 extern CallCache *call_cache_of(FunctionCallInfo fcinfo);
 extern bf_filter *filter_cache_fetch(FunctionCallInfo fcinfo, FilterCache *fc,

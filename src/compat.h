@@ -42,4 +42,16 @@ typedef char bf_b64_byte;
 #define BF_HAVE_MODIFY_IN_PLACE 0
 #endif
 
+/*
+ * Join types whose outer rows never reach the output, only their matches:
+ * right anti (16) and right semi (18)
+ */
+#if PG_VERSION_NUM >= 180000
+#define BF_JOIN_RIGHT_ONLY(jt) ((jt) == JOIN_RIGHT_ANTI || (jt) == JOIN_RIGHT_SEMI)
+#elif PG_VERSION_NUM >= 160000
+#define BF_JOIN_RIGHT_ONLY(jt) ((jt) == JOIN_RIGHT_ANTI)
+#else
+#define BF_JOIN_RIGHT_ONLY(jt) ((void) (jt), false)
+#endif
+
 #endif							/* BLOOMFILTER_COMPAT_H */

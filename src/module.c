@@ -12,6 +12,19 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
+static const struct config_enum_entry join_filter_options[] = {
+	{"off", JOIN_FILTER_OFF, false},
+	{"on", JOIN_FILTER_ON, false},
+	{"always", JOIN_FILTER_ALWAYS, false},
+	{"false", JOIN_FILTER_OFF, true},
+	{"true", JOIN_FILTER_ON, true},
+	{"no", JOIN_FILTER_OFF, true},
+	{"yes", JOIN_FILTER_ON, true},
+	{"0", JOIN_FILTER_OFF, true},
+	{"1", JOIN_FILTER_ON, true},
+	{NULL, 0, false}
+};
+
 void
 _PG_init(void)
 {
@@ -25,8 +38,14 @@ _PG_init(void)
 							 "A query whose aggregates are all bloomfilter_agg, with no GROUP BY, hashes and adds each row in a custom scan over the Agg's input.",
 							 &agg_scan_enabled, true, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
+	DefineCustomEnumVariable("bloomfilter.join_filter",
+							 "Lets hash joins drop probe rows that a Bloom filter of the build side's keys rules out.",
+							 "on: where the planner's estimates say it pays, with a run-time guard; always: every hash join that can take one (for tests); off: none.",
+							 &join_filter_mode, JOIN_FILTER_OFF, join_filter_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	prefetch_scan_init();
 	agg_scan_init();
 	inplace_init();
+	join_filter_init();
 	MarkGUCPrefixReserved("bloomfilter");
 }

@@ -1,0 +1,201 @@
+--
+-- join_filter: automatic Bloom join filters (bloomfilter.join_filter).  A hash join's build
+-- side fills a filter of its keys; the scans feeding its probe side drop the rows whose key
+-- the filter rules out.  Every query here gives the same rows with the setting off and always
+-- (jf_check), and the filter is placed only where a join discards unmatched probe rows.
+--
+SET client_min_messages = warning;
+LOAD 'bloomfilter';
+SET max_parallel_workers_per_gather = 0;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+-- a case- and accent-insensitive collation (ICU): equal strings of other bytes
+CREATE COLLATION jf_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+-- dimension: 2,000 keys x = 10, 20, ..., 20000, in every type, and two rows of NULL keys
+CREATE TABLE jf_dim (id int4, id8 int8, id2 int2, n numeric, fl float8, t text, ci text COLLATE jf_ci,
+                     bp char(8), u uuid, a int, b int, lt text);
+INSERT INTO jf_dim SELECT x, x, x, x::numeric(12, 1),
+       CASE WHEN x = 10 THEN '-0'::float8 WHEN x = 20 THEN 'NaN' ELSE x END,
+       'k' || x, 'K' || x, 'b' || x, md5(x::text)::uuid, x % 97, x / 97, repeat(md5(x::text), 300)
+FROM generate_series(1, 2000) g, LATERAL (SELECT g * 10 AS x) s;
+INSERT INTO jf_dim (id) VALUES (NULL), (NULL);
+-- fact: 20,000 rows of keys 0..4999 (one in ten has a partner), a few NULL keys
+CREATE TABLE jf_fact (g int, k int4, k8 int8, n numeric, fl float8, vc varchar(20), ci text COLLATE jf_ci,
+                      bp char(12), u uuid, a int, b int, lt text, k2 int);
+ALTER TABLE jf_fact ALTER lt SET STORAGE EXTERNAL;
+INSERT INTO jf_fact SELECT g, k, k, k::numeric(12, 2),
+       CASE WHEN k = 10 THEN 0 WHEN k = 20 THEN 'NaN'::float8 ELSE k END,
+       'k' || k, 'k' || k, 'b' || k, md5(k::text)::uuid, k % 97, k / 97, repeat(md5(k::text), 300),
+       (g * 7) % 5000
+FROM generate_series(1, 20000) g,
+     LATERAL (SELECT CASE WHEN g % 997 = 0 THEN NULL ELSE g % 5000 END AS k) s;
+-- the same rows, partitioned, and under an inheritance parent
+CREATE TABLE jf_part (LIKE jf_fact) PARTITION BY RANGE (g);
+CREATE TABLE jf_part_1 PARTITION OF jf_part FOR VALUES FROM (MINVALUE) TO (7000);
+CREATE TABLE jf_part_2 PARTITION OF jf_part FOR VALUES FROM (7000) TO (14000);
+CREATE TABLE jf_part_3 PARTITION OF jf_part FOR VALUES FROM (14000) TO (MAXVALUE);
+INSERT INTO jf_part SELECT * FROM jf_fact;
+CREATE TABLE jf_inh (LIKE jf_fact);
+CREATE TABLE jf_inh_1 () INHERITS (jf_inh);
+CREATE TABLE jf_inh_2 () INHERITS (jf_inh);
+INSERT INTO jf_inh_1 SELECT * FROM jf_fact WHERE g % 2 = 0;
+INSERT INTO jf_inh_2 SELECT * FROM jf_fact WHERE g % 2 = 1;
+ANALYZE jf_dim, jf_fact, jf_part, jf_inh, jf_inh_1, jf_inh_2;
+
+-- A query's rows with bloomfilter.join_filter off and always (as sorted multisets), and with
+-- it always: the filters built, the probe nodes, and whether any row was removed
+CREATE FUNCTION jf_check(q text, OUT filters int, OUT probes int, OUT removed boolean,
+                         OUT same boolean, OUT nrows int)
+LANGUAGE plpgsql AS $$
+DECLARE
+	rows_off text[];
+	rows_on text[];
+	plan text;
+BEGIN
+	PERFORM set_config('bloomfilter.join_filter', 'off', true);
+	EXECUTE format('SELECT coalesce(array_agg(r::text ORDER BY r::text), ''{}'') FROM (%s) r', q)
+	INTO rows_off;
+	PERFORM set_config('bloomfilter.join_filter', 'always', true);
+	EXECUTE format('SELECT coalesce(array_agg(r::text ORDER BY r::text), ''{}'') FROM (%s) r', q)
+	INTO rows_on;
+	plan := explain_json(q, 'ANALYZE, COSTS OFF, TIMING OFF')::text;
+	filters := (SELECT count(*) FROM regexp_matches(plan, '"bloomfilter join build"', 'g'));
+	probes := (SELECT count(*) FROM regexp_matches(plan, '"bloomfilter join probe"', 'g'));
+	removed := coalesce((SELECT sum(m[1]::numeric) > 0
+	                     FROM regexp_matches(plan, '"Rows Removed by Bloom Join Filter": (\d+)', 'g') m),
+	                    false);
+	same := rows_off = rows_on;
+	nrows := cardinality(rows_off);
+END
+$$;
+
+-- the plan: a build node under the Hash, a probe node over the fact scan
+SET bloomfilter.join_filter = always;
+EXPLAIN (COSTS OFF) SELECT f.g, f.lt FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE d.a < 10;
+EXPLAIN (COSTS OFF, VERBOSE) SELECT f.g, f.lt FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE d.a < 10;
+RESET bloomfilter.join_filter;
+
+-- every key type hashes with the join operator's own equality: cross-type integers, numeric
+-- of other scales (10.0 = 10.00), -0 = 0 and NaN = NaN, text = varchar, a nondeterministic
+-- collation ('K10' = 'k10'), char(n) of other lengths, uuid, two columns, keys in TOAST
+SELECT k AS key, c.* FROM (VALUES
+	('int4 = int4', 'SELECT f.g, d.id FROM jf_fact f JOIN jf_dim d ON f.k = d.id'),
+	('int4 = int8', 'SELECT f.g, d.id FROM jf_fact f JOIN jf_dim d ON f.k = d.id8'),
+	('int8 = int2', 'SELECT f.g, d.id FROM jf_fact f JOIN jf_dim d ON f.k8 = d.id2'),
+	('numeric', 'SELECT f.g, d.n FROM jf_fact f JOIN jf_dim d ON f.n = d.n'),
+	('float8', 'SELECT f.g, d.fl FROM jf_fact f JOIN jf_dim d ON f.fl = d.fl'),
+	('varchar = text', 'SELECT f.g, d.t FROM jf_fact f JOIN jf_dim d ON f.vc = d.t'),
+	('nondeterministic', 'SELECT f.g, d.ci FROM jf_fact f JOIN jf_dim d ON f.ci = d.ci'),
+	('char(12) = char(8)', 'SELECT f.g, d.bp FROM jf_fact f JOIN jf_dim d ON f.bp = d.bp'),
+	('uuid', 'SELECT f.g, d.u FROM jf_fact f JOIN jf_dim d ON f.u = d.u'),
+	('two columns', 'SELECT f.g, d.id FROM jf_fact f JOIN jf_dim d ON f.a = d.a AND f.b = d.b'),
+	('toast', 'SELECT f.g, d.id FROM jf_fact f JOIN jf_dim d ON f.lt = d.lt'),
+	('expression', 'SELECT f.g, d.id FROM jf_fact f JOIN jf_dim d ON f.k + 0 = d.id'),
+	('row keys', 'SELECT f.g, d.id FROM jf_fact f JOIN jf_dim d ON (f.a, f.b) = (d.a, d.b) AND d.id < 5000')
+) v(k, q), LATERAL jf_check(q) c ORDER BY 1;
+
+-- join types: the probe (outer) side loses only rows the join would discard
+SELECT k AS join, c.* FROM (VALUES
+	('inner', 'SELECT f.g, d.id FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE d.a < 50'),
+	('semi (EXISTS)', 'SELECT f.g FROM jf_fact f WHERE EXISTS (SELECT FROM jf_dim d WHERE d.id = f.k AND d.a < 50)'),
+	('semi (IN)', 'SELECT f.g FROM jf_fact f WHERE f.k IN (SELECT d.id FROM jf_dim d WHERE d.a < 50)'),
+	('right (dim LEFT JOIN fact)', 'SELECT d.id, f.g FROM jf_dim d LEFT JOIN jf_fact f ON f.k = d.id'),
+	('left: fact preserved', 'SELECT f.g, d.id FROM jf_fact f LEFT JOIN jf_dim d ON f.k = d.id AND d.a < 50'),
+	('full', 'SELECT f.g, d.id FROM jf_fact f FULL JOIN jf_dim d ON f.k = d.id'),
+	('anti (NOT EXISTS)', 'SELECT f.g FROM jf_fact f WHERE NOT EXISTS (SELECT FROM jf_dim d WHERE d.id = f.k)'),
+	('NOT IN', 'SELECT f.g FROM jf_fact f WHERE f.k NOT IN (SELECT d.id FROM jf_dim d WHERE d.id IS NOT NULL)')
+) v(k, q), LATERAL jf_check(q) c ORDER BY 1;
+
+-- the test goes below other joins, to every partition and inheritance child, and several
+-- dimensions' filters share one probe node over the fact scan (a star join)
+SELECT k AS shape, c.* FROM (VALUES
+	('below a left join', 'SELECT f.g, x.g, d.id FROM jf_fact f LEFT JOIN jf_fact x ON x.g = f.k2 JOIN jf_dim d ON f.k = d.id WHERE d.a < 50'),
+	('star', 'SELECT f.g FROM jf_fact f JOIN jf_dim d1 ON f.k = d1.id JOIN jf_dim d2 ON f.k2 = d2.id WHERE d1.a < 50 AND d2.b < 100'),
+	('partitioned', 'SELECT f.g, d.id FROM jf_part f JOIN jf_dim d ON f.k = d.id WHERE d.a < 50'),
+	('inheritance', 'SELECT f.g, d.id FROM jf_inh f JOIN jf_dim d ON f.k = d.id WHERE d.a < 50'),
+	('subquery', 'SELECT s.g, d.id FROM (SELECT g, k FROM jf_fact ORDER BY g LIMIT 5000) s JOIN jf_dim d ON s.k = d.id'),
+	('union all', 'SELECT s.g, d.id FROM (SELECT g, k FROM jf_fact UNION ALL SELECT g, k2 FROM jf_fact) s JOIN jf_dim d ON s.k = d.id'),
+	('aggregate below', 'SELECT s.k, s.c, d.id FROM (SELECT k, count(*) c FROM jf_fact GROUP BY k) s JOIN jf_dim d ON s.k = d.id')
+) v(k, q), LATERAL jf_check(q) c ORDER BY 1;
+SET bloomfilter.join_filter = always;
+EXPLAIN (COSTS OFF) SELECT f.g FROM jf_fact f JOIN jf_dim d1 ON f.k = d1.id JOIN jf_dim d2 ON f.k2 = d2.id
+WHERE d1.a < 50 AND d2.b < 100;
+RESET bloomfilter.join_filter;
+
+-- rescans: the join inside a nested loop's inner side (a LATERAL subquery, a correlated
+-- subquery) is rebuilt and tested again; a build side that depends on the outer row takes no
+-- filter (the join may rebuild it after reading a probe row)
+SET enable_nestloop = on;
+SELECT k AS rescan, c.* FROM (VALUES
+	('lateral', 'SELECT o.i, s.c FROM generate_series(1, 3) o(i), LATERAL (SELECT count(*) c FROM jf_dim d JOIN jf_fact f ON f.k = d.id WHERE f.g % 3 = o.i - 1 AND d.a < 30) s'),
+	('correlated', 'SELECT d2.id, (SELECT count(*) FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE f.k2 > d2.id) FROM jf_dim d2 WHERE d2.id < 50'),
+	('parameterized build side', 'SELECT o.i, s.c FROM generate_series(1, 3) o(i), LATERAL (SELECT count(*) c FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE f.g % 3 = o.i - 1) s')
+) v(k, q), LATERAL jf_check(q) c ORDER BY 1;
+-- a join in batches is built again at each rescan
+SET work_mem = '64kB';
+SELECT c.* FROM jf_check('SELECT o.i, s.c, s.l FROM generate_series(1, 3) o(i), LATERAL (SELECT count(*) c, sum(length(d.lt)) l FROM jf_dim d JOIN jf_fact f ON f.k = d.id WHERE f.g % 3 = o.i - 1 AND d.a < 30) s') c;
+RESET work_mem;
+RESET enable_nestloop;
+
+-- a join that spills to batches, and parallel plans (each process builds its own filter for a
+-- parallel-oblivious hash join; a Parallel Hash takes none yet)
+SET work_mem = '64kB';
+SELECT c.* FROM jf_check('SELECT f.g, d.id, d.lt FROM jf_fact f JOIN jf_dim d ON f.k = d.id') c;
+RESET work_mem;
+CALL force_parallel_plans();
+SET enable_parallel_hash = off;
+SELECT c.filters, c.same, c.nrows
+FROM jf_check('SELECT f.g, d.id FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE d.a < 50') c;
+SET parallel_leader_participation = off;
+SELECT c.filters, c.same, c.nrows
+FROM jf_check('SELECT f.g, d.id FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE d.a < 50') c;
+RESET parallel_leader_participation;
+RESET enable_parallel_hash;
+SELECT c.same, c.nrows FROM jf_check('SELECT f.g, d.id FROM jf_fact f JOIN jf_dim d ON f.k = d.id') c;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
+-- join_filter = on: the planner places a filter where most probe rows go, not in a join where
+-- every probe row has a partner
+CREATE TABLE jf_fk (g int, k int);
+INSERT INTO jf_fk SELECT g, (g % 2000 + 1) * 10 FROM generate_series(1, 20000) g;
+ANALYZE jf_fk;
+SET bloomfilter.join_filter = on;
+SELECT (explain_json('SELECT count(*) FROM jf_fk f JOIN jf_dim d ON f.k = d.id')::text
+        LIKE '%join build%') AS fk_join_filtered,
+       (explain_json('SELECT count(*) FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE d.a < 10')::text
+        LIKE '%join build%') AS selective_join_filtered;
+-- the run-time guard: the first 8,192 probe rows all have a partner, the rest none; the probe
+-- pauses after its first window of 4,096 rows (it removed none), then tests again
+CREATE TABLE jf_sorted (g int, k int);
+INSERT INTO jf_sorted SELECT g, CASE WHEN g <= 8192 THEN (g % 2000 + 1) * 10 ELSE -g END
+FROM generate_series(1, 100000) g;
+ANALYZE jf_sorted;
+SELECT (explain_json('SELECT count(*) FROM jf_sorted s JOIN jf_dim d ON s.k = d.id', 'ANALYZE, COSTS OFF, TIMING OFF')
+        -> 'Plan' -> 'Plans' -> 0 -> 'Plans' -> 0 -> 'Bloom Join Filter Paused')::text AS paused;
+SELECT r.removed BETWEEN 25000 AND 30500 AS removed_after_the_pause
+FROM (SELECT sum(m[1]::int) AS removed
+      FROM regexp_matches(explain_json('SELECT count(*) FROM jf_sorted s JOIN jf_dim d ON s.k = d.id',
+                                       'ANALYZE, COSTS OFF, TIMING OFF')::text,
+                          '"Rows Removed by Bloom Join Filter": (\d+)', 'g') m) r;
+SELECT count(*) FROM jf_sorted s JOIN jf_dim d ON s.k = d.id;
+-- a cached plan obeys the setting at once: with it off its probe removes nothing
+SET plan_cache_mode = force_generic_plan;
+SET bloomfilter.join_filter = always;
+PREPARE jf_q(int) AS SELECT count(*) FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE d.a < $1;
+EXECUTE jf_q(10);
+SET bloomfilter.join_filter = off;
+SELECT explain_json('EXECUTE jf_q(10)', 'ANALYZE, COSTS OFF, TIMING OFF')::text
+       LIKE '%"Rows Removed by Bloom Join Filter": 0%' AS nothing_removed_when_off;
+EXECUTE jf_q(10);
+DEALLOCATE jf_q;
+RESET plan_cache_mode;
+RESET bloomfilter.join_filter;
+-- the setting's values
+SET bloomfilter.join_filter = yes;
+SHOW bloomfilter.join_filter;
+SELECT sqlstate_of('SET bloomfilter.join_filter = sometimes') AS bad_value;
+RESET bloomfilter.join_filter;
+SHOW bloomfilter.join_filter;

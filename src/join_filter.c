@@ -1,0 +1,1227 @@
+/*
+ * join_filter.c
+ *		Automatic Bloom join filters: a hash join's build side fills a Bloom
+ *		filter of its keys, and the scans that feed the join's probe side drop
+ *		the rows whose key is surely absent, before any join in between.
+ *
+ * A planner_hook post-processes the finished plan (doc/join-filters-design.md
+ * gives the reasons and the PostgreSQL sources this follows).  For each Hash
+ * Join that may drop probe rows (inner, semi, right, right anti, right semi:
+ * never a preserved side, never an anti join's outer side) it
+ *   - puts a "join build" node between the Hash and its child: it passes the
+ *	   child's rows on unchanged and adds each row's keys (the Hash's own key
+ *	   expressions) to the filter; at the child's end the filter is complete;
+ *   - follows the join's probe keys down through the nodes that pass a
+ *	   column on unchanged (joins of any kind, sorts, materializations,
+ *	   appends, subquery scans, other hashes) to the nodes that produce them,
+ *	   normally base scans, and puts a "join probe" node above each of them:
+ *	   it passes the rows on that may have a partner and drops the others;
+ *   - links the two through an executor parameter slot of its own, which
+ *	   holds the filter (a pointer, in this process's executor state only).
+ *
+ * A row that the filter drops is one that the join would discard: its keys
+ * (which reach the join unchanged) hash, with the hash function of the join
+ * operator's hash operator family and the join's collation, to a value the
+ * build side never had, and that family's hash functions agree on equal
+ * values whatever the types (int4 = int8, numeric 1.0 = 1.00, float -0 = 0,
+ * a nondeterministic collation).  A NULL key never matches a strict
+ * operator.  Rows derived from a dropped row further up carry its key, or a
+ * NULL key where an outer join lost it, and the join discards them too.
+ *
+ * Until the filter is complete it passes every row: a hash join may read a
+ * first probe row before it builds (to skip the build when the probe side
+ * is empty), and a rescan starts the build again.  A Hash whose subtree
+ * depends on executor parameters is left alone (the join may rebuild it
+ * after it reads a probe row), as are Parallel Hash joins (each process
+ * builds part of the table) and probe sites across a Gather (the workers
+ * do not see the slot).
+ *
+ * bloomfilter.join_filter: off; on (where the planner's estimates say the
+ * filter pays, and a probe site stops testing a filter that removes too few
+ * rows); always (every join that can take one; for tests).
+ */
+#include "bloomfilter.h"
+#include "custom_scan.h"
+
+#include "access/hash.h"
+#include "access/transam.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_amop.h"
+#include "catalog/pg_type_d.h"
+#include "commands/explain.h"
+#include BF_EXPLAIN_FORMAT_H
+#include "common/hashfn.h"
+#include "executor/executor.h"
+#include "executor/nodeCustom.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/planner.h"
+#include "utils/builtins.h"
+#include "utils/catcache.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+#include "utils/syscache.h"
+
+int			join_filter_mode = JOIN_FILTER_OFF;	/* bloomfilter.join_filter */
+
+static planner_hook_type prev_planner_hook = NULL;
+
+/* The seed of the key hashes (any value: only build and probe must agree) */
+#define JF_SEED		UINT64CONST(0x5bd1e9955bd1e995)
+
+/* The planned false-positive rate, and the worst one a tight budget allows */
+#define JF_FPR		0.01
+#define JF_MAX_FPR	0.10
+
+/*
+ * Keys beyond which a filter is not worth testing: eight times its planned
+ * capacity (a filter planned for 1 % then answers "maybe" for most keys)
+ */
+#define JF_OVERFULL	8
+
+/*
+ * The run-time guard (bloomfilter.join_filter = on): a probe site tests a
+ * filter in windows of JF_WINDOW rows; after a window in which it removed
+ * less than JF_MIN_REMOVED of them it passes the next JF_REST windows
+ * untested, then tries again.
+ */
+#define JF_WINDOW		4096
+#define JF_MIN_REMOVED	0.2
+#define JF_REST			16
+
+/*
+ * The planner's side of the decision: a filter is placed when the join is
+ * expected to keep at most JF_MAX_MATCH of its probe rows, when the rows it
+ * should remove outweigh the cost of building and testing it, and when at
+ * least JF_MIN_REMOVED_ROWS rows are expected to go.
+ */
+#define JF_MAX_MATCH		0.7
+#define JF_MIN_REMOVED_ROWS	1000.0
+
+/* ----------------------------------------------------------------------
+ * The filter, shared by a build node and its probe sites
+ * ---------------------------------------------------------------------- */
+
+typedef enum JoinFilterState
+{
+	JF_BUILDING,				/* not complete: pass every row */
+	JF_READY,					/* complete: test */
+	JF_OVERFILLED				/* complete but overfull: pass every row */
+} JoinFilterState;
+
+typedef struct JoinFilter
+{
+	JoinFilterState state;
+	bool		no_budget;		/* too large for this work_mem: never built */
+	bool		allocated;		/* fb holds the bits */
+	bf_params	params;			/* the planned shape */
+	FilterBuf	fb;
+	double		keys;			/* keys added since the last (re)start */
+	MemoryContext mcxt;
+} JoinFilter;
+
+/* One key column's hash function, with the join's collation */
+typedef struct KeyHash
+{
+	FmgrInfo	proc;			/* HASHEXTENDED_PROC of the opfamily */
+	Oid			collation;
+} KeyHash;
+
+static void
+key_hash_init(KeyHash *kh, Oid proc, Oid collation, MemoryContext mcxt)
+{
+	fmgr_info_cxt(proc, &kh->proc, mcxt);
+	kh->collation = collation;
+}
+
+/*
+ * The hash of a row's keys as the filter takes it, or false when a key is
+ * NULL (the row matches nothing)
+ */
+static bool
+hash_keys(const KeyHash *kh, int nkeys, const Datum *values,
+		  const bool *isnull, bf_hash *h)
+{
+	uint64		acc = 0;
+
+	for (int i = 0; i < nkeys; i++)
+	{
+		uint64		one;
+
+		if (isnull[i])
+			return false;
+		one = DatumGetUInt64(FunctionCall2Coll((FmgrInfo *) &kh[i].proc,
+											   kh[i].collation, values[i],
+											   UInt64GetDatum(JF_SEED)));
+		acc = i == 0 ? one : hash_combine64(acc, one);
+	}
+	/* two halves: the line from one, the bits in it from the other */
+	h->lo = acc;
+	acc ^= acc >> 33;
+	acc *= UINT64CONST(0xff51afd7ed558ccd);
+	acc ^= acc >> 33;
+	acc *= UINT64CONST(0xc4ceb9fe1a85ec53);
+	acc ^= acc >> 33;
+	h->hi = acc;
+	return true;
+}
+
+/* ----------------------------------------------------------------------
+ * What the plan nodes carry (custom_private, as lists of Integer and
+ * String nodes, so that parallel workers read them back)
+ * ---------------------------------------------------------------------- */
+
+/*
+ * build node: custom_private = (paramid, filter number, planned keys,
+ * (hash proc, collation) per key), custom_exprs = the Hash's key
+ * expressions (OUTER_VAR over the child's rows).
+ *
+ * probe node: custom_private = one list per filter tested, (paramid,
+ * filter number, (attno, hash proc, collation) per key); custom_exprs = a
+ * list per filter of Var(OUTER_VAR, attno), for EXPLAIN.
+ */
+#define OidNode(oid)	makeInteger((int) (oid))
+#define NodeOid(node)	((Oid) intVal(node))
+
+static const CustomScanKind build_kind;
+static const CustomScanKind probe_kind;
+static const CustomExecMethods build_exec;
+static const CustomExecMethods probe_exec;
+
+/* ----------------------------------------------------------------------
+ * Planning: the plan surgery
+ * ---------------------------------------------------------------------- */
+
+/* One filter to place */
+typedef struct Candidate
+{
+	HashJoin   *join;
+	Hash	   *hash;
+	List	   *keys;			/* indexes into join->hashkeys, as Integers */
+	List	   *probe_procs;	/* per key: hash proc for the probe side */
+	List	   *build_procs;	/* ... and for the build side */
+	List	   *sites;			/* Plan ** where a probe goes */
+	List	   *site_attnos;	/* per key, an int list of the key's
+								 * column at each site */
+	double		planned_keys;
+	int			paramid;
+	int			number;			/* bf1, bf2, ... in the statement */
+} Candidate;
+
+typedef struct Surgery
+{
+	PlannedStmt *stmt;
+	List	   *candidates;
+	int			next_node_id;
+	int			filters;
+} Surgery;
+
+static Expr *
+strip_relabel(Expr *e)
+{
+	while (e && IsA(e, RelabelType))
+		e = ((RelabelType *) e)->arg;
+	return e;
+}
+
+/*
+ * The hash support function (HASHEXTENDED_PROC) of a built-in hash operator
+ * family of opno for 'type', or InvalidOid.  Only built-in families: their
+ * hash functions neither call user code nor fail on a valid value.
+ */
+static Oid
+hash_proc_for(Oid opno, Oid type)
+{
+	CatCList   *catlist = SearchSysCacheList1(AMOPOPID, ObjectIdGetDatum(opno));
+	Oid			result = InvalidOid;
+
+	for (int i = 0; i < catlist->n_members && !OidIsValid(result); i++)
+	{
+		Form_pg_amop aform = (Form_pg_amop) GETSTRUCT(&catlist->members[i]->tuple);
+
+		if (aform->amopmethod != HASH_AM_OID ||
+			aform->amopstrategy != HTEqualStrategyNumber ||
+			aform->amopfamily >= FirstNormalObjectId)
+			continue;
+		result = get_opfamily_proc(aform->amopfamily, type, type,
+								   HASHEXTENDED_PROC);
+		if (OidIsValid(result) && result >= FirstNormalObjectId)
+			result = InvalidOid;
+	}
+	ReleaseSysCacheList(catlist);
+	return result;
+}
+
+/* Join types whose unmatched probe (outer) rows never reach the output */
+static bool
+drops_unmatched_outer(JoinType jointype)
+{
+	switch (jointype)
+	{
+		case JOIN_INNER:
+		case JOIN_SEMI:
+		case JOIN_RIGHT:
+			return true;
+		default:
+			return BF_JOIN_RIGHT_ONLY(jointype);
+	}
+}
+
+/*
+ * Follows output column attno of *slot down to the nodes that produce it,
+ * appending a Site for each (several under an Append).  A node passes the
+ * column on from a child when its target list entry is a plain reference to
+ * the child's column and every row it emits with a value of the column
+ * comes from a child row with that value: joins, Sort, Material, Hash,
+ * Result over a child, Append, MergeAppend, SubqueryScan.  Anything else is
+ * itself the site, unless a probe cannot stand above it: a Hash (its join
+ * needs it as its direct child), the inner side of a merge join (it is
+ * marked and restored), an asynchronous scan (its Append must see it).
+ */
+static bool
+trace_column(Plan **slot, AttrNumber attno, bool may_wrap, List **sites,
+			 List **attnos)
+{
+	Plan	   *plan = *slot;
+	TargetEntry *tle;
+	Var		   *var;
+	bool		found = false;
+
+	if (attno < 1 || attno > list_length(plan->targetlist))
+		return false;
+	tle = list_nth_node(TargetEntry, plan->targetlist, attno - 1);
+	var = (Var *) strip_relabel(tle->expr);
+	if (var && IsA(var, Var) && var->varattno > 0)
+	{
+		switch (nodeTag(plan))
+		{
+			case T_NestLoop:
+			case T_MergeJoin:
+			case T_HashJoin:
+				if (var->varno == OUTER_VAR)
+					found = trace_column(&plan->lefttree, var->varattno, true,
+										 sites, attnos);
+				else if (var->varno == INNER_VAR)
+					found = trace_column(&plan->righttree, var->varattno,
+										 !IsA(plan, MergeJoin), sites, attnos);
+				break;
+			case T_Hash:
+			case T_Sort:
+			case T_IncrementalSort:
+			case T_Material:
+			case T_Result:
+				if (var->varno == OUTER_VAR && plan->lefttree)
+					found = trace_column(&plan->lefttree, var->varattno, true,
+										 sites, attnos);
+				break;
+			case T_Append:
+			case T_MergeAppend:
+				{
+					List	   *children = IsA(plan, Append) ?
+						((Append *) plan)->appendplans :
+						((MergeAppend *) plan)->mergeplans;
+					ListCell   *lc;
+
+					if (var->varno != OUTER_VAR)
+						break;
+					foreach(lc, children)
+						found |= trace_column((Plan **) &lfirst(lc),
+											  var->varattno, true, sites,
+											  attnos);
+					if (found)
+						return true;
+				}
+				break;
+			case T_SubqueryScan:
+				if (var->varno == ((Scan *) plan)->scanrelid)
+					found = trace_column(&((SubqueryScan *) plan)->subplan,
+										 var->varattno, true, sites, attnos);
+				break;
+			default:
+				break;
+		}
+	}
+	if (found)
+		return true;
+	if (!may_wrap || IsA(plan, Hash) || plan->async_capable)
+		return false;
+	*sites = lappend(*sites, slot);
+	*attnos = lappend_int(*attnos, attno);
+	return true;
+}
+
+static bool
+same_sites(List *a, List *b)
+{
+	ListCell   *la,
+			   *lb;
+
+	if (list_length(a) != list_length(b))
+		return false;
+	forboth(la, a, lb, b)
+		if (lfirst(la) != lfirst(lb))
+			return false;
+	return true;
+}
+
+/* The expected fraction of probe rows with a partner, from the estimates */
+static double
+match_fraction(HashJoin *join)
+{
+	double		outer_rows = outerPlan(join)->plan_rows;
+	double		m;
+
+	if (outer_rows <= 0)
+		return 1.0;
+	m = join->join.plan.plan_rows / outer_rows;
+	return Min(Max(m, 0.0), 1.0);
+}
+
+/*
+ * The filter's shape for the build side's keys: at JF_FPR, or at a rate up
+ * to JF_MAX_FPR that fits the budget (a quarter of the hash table's memory
+ * limit), or none (false)
+ */
+static bool
+plan_filter(double keys, bf_params *params)
+{
+	double		budget = (double) get_hash_memory_limit() / 4;
+	uint64		items = (uint64) Max(Min(keys, (double) PG_INT32_MAX), 1024.0);
+
+	for (double fpr = JF_FPR; fpr <= JF_MAX_FPR + 1e-9; fpr *= 2)
+	{
+		if (bf_plan(BF_BLOCKED, items, fpr, 0, params) == BF_OK &&
+			(double) params->total_bytes <= budget)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the filter pays, from the estimates: the probe rows it should
+ * remove, each saving the work between the site and the join (at least the
+ * join's hash probe, and writing and reading it again when the join
+ * spills), against a test per probe row and an add per build row.
+ */
+static bool
+filter_pays(HashJoin *join, Hash *hash, List *sites)
+{
+	double		m = match_fraction(join);
+	double		probe_rows = 0;
+	double		build_rows = outerPlan(hash)->plan_rows;
+	double		inner_bytes = build_rows * (outerPlan(hash)->plan_width + 16);
+	double		saved_per_row = 2.0;
+	double		removed;
+	ListCell   *lc;
+
+	foreach(lc, sites)
+		probe_rows += (*(Plan **) lfirst(lc))->plan_rows;
+	if (m > JF_MAX_MATCH)
+		return false;
+	removed = probe_rows * (1.0 - m) * (1.0 - JF_FPR);
+	if (removed < JF_MIN_REMOVED_ROWS)
+		return false;
+	/* the joins between the site and this one */
+	if (outerPlan(join)->plan_rows > 0)
+		saved_per_row += (outerPlan(join)->total_cost -
+						  (*(Plan **) linitial(sites))->total_cost) /
+			outerPlan(join)->plan_rows / cpu_operator_cost / 10.0;
+	if (inner_bytes > (double) get_hash_memory_limit())
+		saved_per_row += 8.0;	/* the spill of a probe row, both ways */
+	return removed * saved_per_row > build_rows + probe_rows;
+}
+
+/*
+ * Looks at one hash join; adds a Candidate when it may take a filter (and,
+ * unless join_filter = always, when the filter pays)
+ */
+static void
+consider_join(Surgery *s, HashJoin *join)
+{
+	Hash	   *hash = (Hash *) innerPlan(join);
+	List	   *probe_procs = NIL,
+			   *build_procs = NIL,
+			   *keys = NIL;
+	List	   *best_sites = NIL,
+			   *best_attnos = NIL;
+	Candidate  *c;
+	bf_params	params;
+	ListCell   *lc,
+			   *lo;
+
+	if (!drops_unmatched_outer(join->join.jointype) ||
+		!IsA(hash, Hash) || hash->plan.parallel_aware ||
+		join->join.plan.parallel_aware ||
+		!bms_is_empty(hash->plan.allParam) ||
+		list_length(join->hashkeys) != list_length(hash->hashkeys))
+		return;
+
+	/*
+	 * The keys that a hash function covers, traced to where their values are
+	 * made; a filter tests the keys that reach the same sites as the first
+	 * key that reaches any
+	 */
+	forboth(lc, join->hashkeys, lo, join->hashoperators)
+	{
+		int			i = foreach_current_index(lc);
+		Oid			opno = lfirst_oid(lo);
+		Expr	   *outer_key = strip_relabel(lfirst(lc));
+		Expr	   *inner_key = list_nth(hash->hashkeys, i);
+		Oid			probe_proc,
+					build_proc;
+		Oid			lefttype,
+					righttype;
+		List	   *sites = NIL,
+				   *attnos = NIL;
+
+		if (!op_strict(opno) || !IsA(outer_key, Var) ||
+			((Var *) outer_key)->varno != OUTER_VAR)
+			continue;
+		op_input_types(opno, &lefttype, &righttype);
+		probe_proc = hash_proc_for(opno, lefttype);
+		build_proc = hash_proc_for(opno, righttype);
+		if (!OidIsValid(probe_proc) || !OidIsValid(build_proc) ||
+			exprType((Node *) inner_key) == InvalidOid)
+			continue;
+		if (!trace_column(&join->join.plan.lefttree,
+						  ((Var *) outer_key)->varattno, true, &sites,
+						  &attnos))
+			continue;
+		if (keys == NIL)
+		{
+			best_sites = sites;
+			best_attnos = list_make1(attnos);
+		}
+		else if (same_sites(sites, best_sites))
+			best_attnos = lappend(best_attnos, attnos);
+		else
+			continue;
+		keys = lappend_int(keys, i);
+		probe_procs = lappend_oid(probe_procs, probe_proc);
+		build_procs = lappend_oid(build_procs, build_proc);
+	}
+	if (keys == NIL)
+		return;
+
+	/* a probe site right below the join is worth it only when it spills */
+	if (!plan_filter(outerPlan(hash)->plan_rows, &params))
+		return;
+	if (join_filter_mode != JOIN_FILTER_ALWAYS &&
+		!filter_pays(join, hash, best_sites))
+		return;
+
+	c = palloc0(sizeof(Candidate));
+	c->join = join;
+	c->hash = hash;
+	c->keys = keys;
+	c->probe_procs = probe_procs;
+	c->build_procs = build_procs;
+	c->sites = best_sites;
+	c->site_attnos = best_attnos;
+	c->planned_keys = Max(outerPlan(hash)->plan_rows, 1024.0);
+	s->candidates = lappend(s->candidates, c);
+}
+
+/* Every node below 'plan' (and plan), children after parents */
+typedef void (*PlanVisitor) (Plan *plan, void *arg);
+
+static void
+visit_plan(Plan *plan, PlanVisitor visit, void *arg)
+{
+	ListCell   *lc;
+	List	   *children = NIL;
+
+	if (plan == NULL)
+		return;
+	visit(plan, arg);
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			children = ((Append *) plan)->appendplans;
+			break;
+		case T_MergeAppend:
+			children = ((MergeAppend *) plan)->mergeplans;
+			break;
+		case T_BitmapAnd:
+			children = ((BitmapAnd *) plan)->bitmapplans;
+			break;
+		case T_BitmapOr:
+			children = ((BitmapOr *) plan)->bitmapplans;
+			break;
+		case T_SubqueryScan:
+			visit_plan(((SubqueryScan *) plan)->subplan, visit, arg);
+			break;
+		case T_CustomScan:
+			/* only the children of this library's scans: others may run
+			 * theirs in ways this file does not know */
+			if (strncmp(((CustomScan *) plan)->methods->CustomName,
+						"bloomfilter ", 12) == 0)
+				children = ((CustomScan *) plan)->custom_plans;
+			break;
+		default:
+			break;
+	}
+	foreach(lc, children)
+		visit_plan(lfirst(lc), visit, arg);
+	if (!IsA(plan, CustomScan))
+	{
+		visit_plan(plan->lefttree, visit, arg);
+		visit_plan(plan->righttree, visit, arg);
+	}
+}
+
+static void
+note_node_id(Plan *plan, void *arg)
+{
+	Surgery    *s = arg;
+
+	s->next_node_id = Max(s->next_node_id, plan->plan_node_id + 1);
+}
+
+static void
+note_join(Plan *plan, void *arg)
+{
+	if (IsA(plan, HashJoin))
+		consider_join((Surgery *) arg, (HashJoin *) plan);
+}
+
+/* A pass-through node of 'kind' above 'child', as the child's parent sees it */
+static CustomScan *
+pass_through_node(Surgery *s, Plan *child, const CustomScanKind *kind)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *plan = &cscan->scan.plan;
+	ListCell   *lc;
+
+	plan->startup_cost = child->startup_cost;
+	plan->total_cost = child->total_cost;
+	plan->plan_rows = child->plan_rows;
+	plan->plan_width = child->plan_width;
+	plan->parallel_aware = false;
+	plan->parallel_safe = child->parallel_safe;
+	plan->plan_node_id = s->next_node_id++;
+	plan->extParam = bms_copy(child->extParam);
+	plan->allParam = bms_copy(child->allParam);
+	foreach(lc, child->targetlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+		Var		   *var = makeVar(OUTER_VAR, tle->resno,
+								  exprType((Node *) tle->expr),
+								  exprTypmod((Node *) tle->expr),
+								  exprCollation((Node *) tle->expr), 0);
+
+		plan->targetlist = lappend(plan->targetlist,
+								   makeTargetEntry((Expr *) var, tle->resno,
+												   tle->resname,
+												   tle->resjunk));
+	}
+	/* for EXPLAIN VERBOSE, which finds OUTER_VAR's plan as lefttree */
+	plan->lefttree = child;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = 0;
+	cscan->custom_plans = list_make1(child);
+	cscan->methods = &kind->methods;
+	return cscan;
+}
+
+static Var *
+outer_var_of(Plan *plan, AttrNumber attno)
+{
+	TargetEntry *tle = list_nth_node(TargetEntry, plan->targetlist, attno - 1);
+
+	return makeVar(OUTER_VAR, attno, exprType((Node *) tle->expr),
+				   exprTypmod((Node *) tle->expr),
+				   exprCollation((Node *) tle->expr), 0);
+}
+
+/* The probe sites of c: a probe node above each, or one more test in it */
+static void
+place_probes(Surgery *s, Candidate *c)
+{
+	ListCell   *ls;
+
+	foreach(ls, c->sites)
+	{
+		Plan	  **slot = lfirst(ls);
+		int			si = foreach_current_index(ls);
+		CustomScan *probe;
+		Plan	   *child;
+		List	   *test = list_make2(makeInteger(c->paramid),
+									  makeInteger(c->number));
+		List	   *vars = NIL;
+		ListCell   *lk;
+		double		m;
+
+		if (IsA(*slot, CustomScan) &&
+			((CustomScan *) *slot)->methods == &probe_kind.methods)
+			probe = (CustomScan *) *slot;
+		else
+		{
+			probe = pass_through_node(s, *slot, &probe_kind);
+			*slot = &probe->scan.plan;
+		}
+		child = linitial(probe->custom_plans);
+		foreach(lk, c->keys)
+		{
+			int			k = foreach_current_index(lk);
+			AttrNumber	attno = list_nth_int(list_nth(c->site_attnos, k), si);
+
+			test = lappend(test, list_make3(makeInteger(attno),
+											OidNode(list_nth_oid(c->probe_procs, k)),
+											OidNode(list_nth_oid(c->join->hashcollations,
+																 lfirst_int(lk)))));
+			vars = lappend(vars, outer_var_of(child, attno));
+		}
+		probe->custom_private = lappend(probe->custom_private, test);
+		probe->custom_exprs = lappend(probe->custom_exprs, vars);
+		/* the estimate of the rows that go on */
+		m = match_fraction(c->join);
+		probe->scan.plan.plan_rows =
+			clamp_row_est(probe->scan.plan.plan_rows * (m + (1 - m) * JF_FPR));
+	}
+}
+
+static void
+place_build(Surgery *s, Candidate *c)
+{
+	CustomScan *build = pass_through_node(s, outerPlan(c->hash), &build_kind);
+	List	   *private = list_make3(makeInteger(c->paramid),
+									 makeInteger(c->number),
+									 makeString(psprintf("%.0f", c->planned_keys)));
+	ListCell   *lk;
+
+	foreach(lk, c->keys)
+	{
+		int			k = foreach_current_index(lk);
+
+		private = lappend(private,
+						  list_make2(OidNode(list_nth_oid(c->build_procs, k)),
+									 OidNode(list_nth_oid(c->join->hashcollations,
+														  lfirst_int(lk)))));
+		build->custom_exprs = lappend(build->custom_exprs,
+									  copyObject(list_nth(c->hash->hashkeys,
+														  lfirst_int(lk))));
+	}
+	build->custom_private = private;
+	outerPlan(c->hash) = &build->scan.plan;
+}
+
+static void
+add_join_filters(PlannedStmt *stmt)
+{
+	Surgery		s = {.stmt = stmt};
+	ListCell   *lc;
+
+	visit_plan(stmt->planTree, note_node_id, &s);
+	foreach(lc, stmt->subplans)
+		visit_plan(lfirst(lc), note_node_id, &s);
+
+	/* every candidate found on the plan as the planner made it */
+	visit_plan(stmt->planTree, note_join, &s);
+	foreach(lc, stmt->subplans)
+		visit_plan(lfirst(lc), note_join, &s);
+
+	/* then the probes (their sites may be below a Hash that gets a build) */
+	foreach(lc, s.candidates)
+	{
+		Candidate  *c = lfirst(lc);
+
+		c->number = ++s.filters;
+		c->paramid = list_length(stmt->paramExecTypes);
+		stmt->paramExecTypes = lappend_oid(stmt->paramExecTypes, INTERNALOID);
+		place_probes(&s, c);
+	}
+	foreach(lc, s.candidates)
+		place_build(&s, lfirst(lc));
+}
+
+static PlannedStmt *
+join_filter_planner(Query *parse, const char *query_string, int cursorOptions,
+					ParamListInfo boundParams)
+{
+	PlannedStmt *stmt;
+
+	if (prev_planner_hook)
+		stmt = prev_planner_hook(parse, query_string, cursorOptions,
+								 boundParams);
+	else
+		stmt = standard_planner(parse, query_string, cursorOptions,
+								boundParams);
+	if (join_filter_mode != JOIN_FILTER_OFF &&
+		stmt->commandType != CMD_UTILITY)
+		add_join_filters(stmt);
+	return stmt;
+}
+
+/* ----------------------------------------------------------------------
+ * Execution: what build and probe nodes share
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Starts the child of a pass-through node, whose rows it hands on as they
+ * are: the node's result is the child's slot, of the child's kind and
+ * descriptor, which its parent's expressions are compiled for.
+ */
+static PlanState *
+begin_pass_through(CustomScanState *node, EState *estate, int eflags)
+{
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	PlanState  *child = ExecInitNode(linitial(cscan->custom_plans), estate,
+									 eflags);
+	PlanState  *ps = &node->ss.ps;
+
+	node->custom_ps = list_make1(child);
+	ps->ps_ResultTupleDesc = ExecGetResultType(child);
+	ps->resultops = ExecGetResultSlotOps(child, &ps->resultopsfixed);
+	ps->resultopsset = true;
+	/* this node's own expressions read the child's rows as OUTER_VAR */
+	ps->outeropsset = true;
+	ps->outeropsfixed = false;	/* (no outer PlanState to describe them) */
+	return child;
+}
+
+static void
+end_pass_through(CustomScanState *node)
+{
+	ExecEndNode(linitial(node->custom_ps));
+}
+
+static void
+rescan_child(CustomScanState *node)
+{
+	PlanState  *child = linitial(node->custom_ps);
+
+	if (node->ss.ps.chgParam != NULL)
+		UpdateChangedParamSet(child, node->ss.ps.chgParam);
+	if (child->chgParam == NULL)
+		ExecReScan(child);
+}
+
+static ParamExecData *
+filter_param(EState *estate, int paramid)
+{
+	return &estate->es_param_exec_vals[paramid];
+}
+
+/* ----------------------------------------------------------------------
+ * The build node
+ * ---------------------------------------------------------------------- */
+
+typedef struct BuildState
+{
+	CustomScanState css;
+	JoinFilter *filter;
+	int			nkeys;
+	List	   *key_exprs;		/* ExprState per key */
+	KeyHash    *hash;
+	Datum	   *values;
+	bool	   *isnull;
+} BuildState;
+
+static void
+begin_build(CustomScanState *node, EState *estate, int eflags)
+{
+	BuildState *bs = (BuildState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *private = cscan->custom_private;
+	int			paramid = intVal(linitial(private));
+	double		planned = strtod(strVal(lthird(private)), NULL);
+	JoinFilter *jf;
+	ListCell   *lc;
+
+	begin_pass_through(node, estate, eflags);
+	bs->nkeys = list_length(cscan->custom_exprs);
+	bs->key_exprs = ExecInitExprList(cscan->custom_exprs, &node->ss.ps);
+	bs->hash = palloc0(sizeof(KeyHash) * bs->nkeys);
+	bs->values = palloc(sizeof(Datum) * bs->nkeys);
+	bs->isnull = palloc(sizeof(bool) * bs->nkeys);
+	for_each_from(lc, private, 3)
+	{
+		List	   *key = lfirst(lc);
+
+		key_hash_init(&bs->hash[foreach_current_index(lc) - 3],
+					  NodeOid(linitial(key)), NodeOid(lsecond(key)),
+					  estate->es_query_cxt);
+	}
+
+	jf = palloc0(sizeof(JoinFilter));
+	jf->state = JF_BUILDING;
+	jf->mcxt = estate->es_query_cxt;
+	if (!plan_filter(planned, &jf->params))
+	{
+		jf->no_budget = true;	/* work_mem went down since planning */
+		jf->state = JF_OVERFILLED;
+	}
+	bs->filter = jf;
+
+	/* a cached plan obeys join_filter = off: its probes find no filter */
+	if (join_filter_mode != JOIN_FILTER_OFF)
+	{
+		filter_param(estate, paramid)->value = PointerGetDatum(jf);
+		filter_param(estate, paramid)->isnull = false;
+	}
+}
+
+static void
+restart_filter(JoinFilter *jf)
+{
+	if (jf->no_budget)
+		return;
+	if (jf->allocated)
+	{
+		memset(jf->fb.b.view.payload, 0, jf->params.payload_bytes);
+		jf->fb.b.view.items = 0;
+		jf->fb.pending.count = 0;
+	}
+	jf->keys = 0;
+	jf->state = JF_BUILDING;
+}
+
+static TupleTableSlot *
+exec_build(CustomScanState *node)
+{
+	BuildState *bs = (BuildState *) node;
+	JoinFilter *jf = bs->filter;
+	PlanState  *child = linitial(node->custom_ps);
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	TupleTableSlot *slot = ExecProcNode(child);
+	MemoryContext old;
+	ListCell   *lc;
+	bf_hash		h;
+
+	if (TupIsNull(slot))
+	{
+		if (jf->state == JF_BUILDING)
+		{
+			if (jf->allocated)
+				filterbuf_flush(&jf->fb);
+			jf->state = JF_READY;
+		}
+		return slot;
+	}
+	if (jf->state != JF_BUILDING)
+		return slot;
+
+	if (!jf->allocated)
+	{
+		filterbuf_create(&jf->fb, jf->mcxt, &jf->params);
+		jf->allocated = true;
+	}
+	ResetExprContext(econtext);
+	econtext->ecxt_outertuple = slot;
+	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	foreach(lc, bs->key_exprs)
+	{
+		int			i = foreach_current_index(lc);
+
+		bs->values[i] = ExecEvalExpr(lfirst(lc), econtext, &bs->isnull[i]);
+	}
+	if (hash_keys(bs->hash, bs->nkeys, bs->values, bs->isnull, &h))
+	{
+		filterbuf_add_deferred(&jf->fb, h);
+		if (++jf->keys > (double) jf->params.expected_items * JF_OVERFULL)
+			jf->state = JF_OVERFILLED;
+	}
+	MemoryContextSwitchTo(old);
+	return slot;
+}
+
+static void
+rescan_build(CustomScanState *node)
+{
+	restart_filter(((BuildState *) node)->filter);
+	rescan_child(node);
+}
+
+/* "bf1", the filter's name in EXPLAIN */
+static char *
+filter_name(int number)
+{
+	return psprintf("bf%d", number);
+}
+
+static char *
+deparse_keys(List *exprs, CustomScanState *node, List *ancestors,
+			 ExplainState *es)
+{
+	List	   *context = set_deparse_context_plan(es->deparse_cxt,
+												   node->ss.ps.plan,
+												   ancestors);
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, exprs)
+		appendStringInfo(&buf, "%s%s", foreach_current_index(lc) ? ", " : "",
+						 deparse_expression(lfirst(lc), context,
+											es->verbose ||
+											list_length(es->rtable) > 1,
+											false));
+	return buf.data;
+}
+
+static void
+explain_build(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	BuildState *bs = (BuildState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	JoinFilter *jf = bs->filter;
+
+	ExplainPropertyText("Bloom Join Filter",
+						psprintf("%s (%s)",
+								 filter_name(intVal(lsecond(cscan->custom_private))),
+								 deparse_keys(cscan->custom_exprs, node,
+											  ancestors, es)),
+						es);
+	if (es->verbose)
+	{
+		ExplainPropertyInteger("Planned Keys", NULL,
+							   (int64) jf->params.expected_items, es);
+		ExplainPropertyInteger("Filter Size", "kB",
+							   (int64) ((jf->params.total_bytes + 1023) / 1024),
+							   es);
+	}
+	if (es->analyze)
+		ExplainPropertyText("Filter State",
+							jf->state == JF_READY ? "complete" :
+							jf->state == JF_OVERFILLED ? "overfull, not tested" :
+							"not complete", es);
+}
+
+/* ----------------------------------------------------------------------
+ * The probe node
+ * ---------------------------------------------------------------------- */
+
+typedef struct ProbeTest
+{
+	int			paramid;
+	JoinFilter *filter;			/* NULL until found */
+	bool		looked;			/* filter looked up */
+	int			nkeys;
+	AttrNumber *attnos;
+	KeyHash    *hash;
+	Datum	   *values;
+	bool	   *isnull;
+	/* the guard */
+	uint32		window_tested;
+	uint32		window_removed;
+	uint32		resting;		/* windows left to pass untested */
+	uint64		stops;			/* times the guard stopped testing */
+} ProbeTest;
+
+typedef struct ProbeState
+{
+	CustomScanState css;
+	int			ntests;
+	ProbeTest  *tests;
+	bool		guard;
+} ProbeState;
+
+static void
+begin_probe(CustomScanState *node, EState *estate, int eflags)
+{
+	ProbeState *ps = (ProbeState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	ListCell   *lc;
+
+	begin_pass_through(node, estate, eflags);
+	ps->ntests = list_length(cscan->custom_private);
+	ps->tests = palloc0(sizeof(ProbeTest) * ps->ntests);
+	ps->guard = join_filter_mode != JOIN_FILTER_ALWAYS;
+	foreach(lc, cscan->custom_private)
+	{
+		ProbeTest  *t = &ps->tests[foreach_current_index(lc)];
+		List	   *test = lfirst(lc);
+		ListCell   *lk;
+
+		t->paramid = intVal(linitial(test));
+		t->nkeys = list_length(test) - 2;
+		t->attnos = palloc(sizeof(AttrNumber) * t->nkeys);
+		t->hash = palloc0(sizeof(KeyHash) * t->nkeys);
+		t->values = palloc(sizeof(Datum) * t->nkeys);
+		t->isnull = palloc(sizeof(bool) * t->nkeys);
+		for_each_from(lk, test, 2)
+		{
+			List	   *key = lfirst(lk);
+			int			k = foreach_current_index(lk) - 2;
+
+			t->attnos[k] = (AttrNumber) intVal(linitial(key));
+			key_hash_init(&t->hash[k], NodeOid(lsecond(key)),
+						  NodeOid(lthird(key)), estate->es_query_cxt);
+		}
+	}
+}
+
+/*
+ * The filter of test t if it is complete and being tested now, else NULL.
+ * The build node set the slot up when the plan started (every node starts
+ * before any runs); a parallel worker's slot is zero (no filter).
+ */
+static inline JoinFilter *
+filter_in_use(ProbeState *ps, ProbeTest *t)
+{
+	if (!t->looked)
+	{
+		t->filter = (JoinFilter *)
+			DatumGetPointer(filter_param(ps->css.ss.ps.state, t->paramid)->value);
+		t->looked = true;
+	}
+	if (t->filter == NULL || t->filter->state != JF_READY)
+		return NULL;
+	return t->filter;
+}
+
+/* The guard: after each window, stop testing for a while if it removed little */
+static void
+guard_window(ProbeTest *t)
+{
+	if (t->resting > 0)
+	{
+		t->resting--;
+		t->window_tested = 0;
+		return;
+	}
+	if (t->window_removed < (uint32) (JF_WINDOW * JF_MIN_REMOVED))
+	{
+		t->resting = JF_REST;
+		t->stops++;
+	}
+	t->window_tested = 0;
+	t->window_removed = 0;
+}
+
+/* Whether the row in slot may have a partner by test t */
+static inline bool
+passes_test(ProbeState *ps, ProbeTest *t, TupleTableSlot *slot)
+{
+	JoinFilter *jf = filter_in_use(ps, t);
+	bf_hash		h;
+	bool		pass;
+
+	if (jf == NULL)
+		return true;
+	if (ps->guard && ++t->window_tested >= JF_WINDOW)
+		guard_window(t);
+	if (t->resting > 0)
+		return true;
+	for (int i = 0; i < t->nkeys; i++)
+		t->values[i] = slot_getattr(slot, t->attnos[i], &t->isnull[i]);
+	pass = hash_keys(t->hash, t->nkeys, t->values, t->isnull, &h) &&
+		bf_contains(&jf->fb.b.view, h);
+	if (!pass)
+		t->window_removed++;
+	return pass;
+}
+
+static TupleTableSlot *
+exec_probe(CustomScanState *node)
+{
+	ProbeState *ps = (ProbeState *) node;
+	PlanState  *child = linitial(node->custom_ps);
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(child);
+		bool		pass = true;
+		MemoryContext old;
+
+		if (TupIsNull(slot))
+			return slot;
+		/* (a hash function may detoast a key) */
+		ResetExprContext(econtext);
+		old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+		for (int i = 0; i < ps->ntests && pass; i++)
+			pass = passes_test(ps, &ps->tests[i], slot);
+		MemoryContextSwitchTo(old);
+		if (pass)
+			return slot;
+		if (node->ss.ps.instrument)
+			node->ss.ps.instrument->nfiltered1 += 1;
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+static void
+rescan_probe(CustomScanState *node)
+{
+	rescan_child(node);
+}
+
+static void
+explain_probe(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	ProbeState *ps = (ProbeState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	StringInfoData buf;
+	ListCell   *lc,
+			   *le;
+	Instrumentation *instr = node->ss.ps.instrument;
+
+	initStringInfo(&buf);
+	forboth(lc, cscan->custom_private, le, cscan->custom_exprs)
+		appendStringInfo(&buf, "%s%s (%s)",
+						 foreach_current_index(lc) ? ", " : "",
+						 filter_name(intVal(lsecond(lfirst(lc)))),
+						 deparse_keys(lfirst(le), node, ancestors, es));
+	ExplainPropertyText("Bloom Join Filters", buf.data, es);
+	if (es->analyze && instr && instr->nloops > 0)
+	{
+		ExplainPropertyFloat("Rows Removed by Bloom Join Filter", NULL,
+							 instr->nfiltered1 / instr->nloops, 0, es);
+		for (int i = 0; i < ps->ntests; i++)
+			if (ps->tests[i].stops > 0)
+				ExplainPropertyText("Bloom Join Filter Paused",
+									psprintf("%s, %llu times (it removed too few rows)",
+											 filter_name(intVal(lsecond(list_nth(cscan->custom_private, i)))),
+											 (unsigned long long) ps->tests[i].stops),
+									es);
+	}
+}
+
+/* ----------------------------------------------------------------------
+ * Method tables
+ * ---------------------------------------------------------------------- */
+
+static const CustomScanKind build_kind = {
+	.methods = {
+		.CustomName = "bloomfilter join build",
+		.CreateCustomScanState = custom_state_new,
+	},
+	.state_size = sizeof(BuildState), .exec = &build_exec,
+};
+
+static const CustomExecMethods build_exec = {
+	.CustomName = "bloomfilter join build",
+	.BeginCustomScan = begin_build, .ExecCustomScan = exec_build,
+	.EndCustomScan = end_pass_through, .ReScanCustomScan = rescan_build,
+	.ExplainCustomScan = explain_build,
+};
+
+static const CustomScanKind probe_kind = {
+	.methods = {
+		.CustomName = "bloomfilter join probe",
+		.CreateCustomScanState = custom_state_new,
+	},
+	.state_size = sizeof(ProbeState), .exec = &probe_exec,
+};
+
+static const CustomExecMethods probe_exec = {
+	.CustomName = "bloomfilter join probe",
+	.BeginCustomScan = begin_probe, .ExecCustomScan = exec_probe,
+	.EndCustomScan = end_pass_through, .ReScanCustomScan = rescan_probe,
+	.ExplainCustomScan = explain_probe,
+};
+
+void
+join_filter_init(void)
+{
+	RegisterCustomScanMethods(&build_kind.methods);
+	RegisterCustomScanMethods(&probe_kind.methods);
+	prev_planner_hook = planner_hook;
+	planner_hook = join_filter_planner;
+}
