@@ -137,21 +137,41 @@ SELECT c.* FROM jf_check('SELECT o.i, s.c, s.l FROM generate_series(1, 3) o(i), 
 RESET work_mem;
 RESET enable_nestloop;
 
--- a join that spills to batches, and parallel plans (each process builds its own filter for a
--- parallel-oblivious hash join; a Parallel Hash takes none yet)
+-- a join that spills to batches
 SET work_mem = '64kB';
 SELECT c.* FROM jf_check('SELECT f.g, d.id, d.lt FROM jf_fact f JOIN jf_dim d ON f.k = d.id') c;
 RESET work_mem;
+
+-- parallel plans: in a parallel-oblivious hash join each process builds a filter of its own;
+-- under a Parallel Hash each adds its part to one filter in shared memory, complete before any
+-- process reads a probe row; with and without the leader, and in batches
+CREATE FUNCTION jf_parallel(q text, OUT parallel_hash boolean, OUT filters int, OUT same boolean,
+                            OUT nrows int)
+LANGUAGE plpgsql AS $$
+BEGIN
+	parallel_hash := explain_json(q, 'COSTS OFF')::text ~ '"Node Type": "Hash",[^{]*"Parallel Aware": true';
+	SELECT c.filters, c.same, c.nrows INTO filters, same, nrows FROM jf_check(q) c;
+END
+$$;
 CALL force_parallel_plans();
+\set q 'SELECT f.g, d.id, d.lt FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE d.a < 50'
 SET enable_parallel_hash = off;
-SELECT c.filters, c.same, c.nrows
-FROM jf_check('SELECT f.g, d.id FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE d.a < 50') c;
+SELECT 'oblivious' AS plan, p.* FROM jf_parallel(:'q') p;
 SET parallel_leader_participation = off;
-SELECT c.filters, c.same, c.nrows
-FROM jf_check('SELECT f.g, d.id FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE d.a < 50') c;
-RESET parallel_leader_participation;
+SELECT 'oblivious, no leader' AS plan, p.* FROM jf_parallel(:'q') p;
 RESET enable_parallel_hash;
-SELECT c.same, c.nrows FROM jf_check('SELECT f.g, d.id FROM jf_fact f JOIN jf_dim d ON f.k = d.id') c;
+SELECT 'parallel hash, no leader' AS plan, p.* FROM jf_parallel(:'q') p;
+SET work_mem = '64kB';
+SELECT 'parallel hash, no leader, batches' AS plan, p.* FROM jf_parallel(:'q') p;
+RESET parallel_leader_participation;
+SELECT 'parallel hash, batches' AS plan, p.* FROM jf_parallel(:'q') p;
+RESET work_mem;
+SELECT 'parallel hash' AS plan, p.* FROM jf_parallel(:'q') p;
+RESET work_mem;
+RESET enable_parallel_hash;
+RESET parallel_leader_participation;
+SELECT c.filters, c.probes, c.same, c.nrows
+FROM jf_check('SELECT f.g, d.id FROM jf_part f JOIN jf_dim d ON f.k = d.id WHERE d.a < 50') c;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

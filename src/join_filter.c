@@ -54,6 +54,7 @@
 #include "executor/executor.h"
 #include "executor/nodeCustom.h"
 #include "miscadmin.h"
+#include "port/atomics.h"
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -119,9 +120,14 @@ typedef struct JoinFilter
 	bool		no_budget;		/* too large for this work_mem: never built */
 	bool		allocated;		/* fb holds the bits */
 	bf_params	params;			/* the planned shape */
-	FilterBuf	fb;
+	FilterBuf	fb;				/* this process's keys */
 	double		keys;			/* keys added since the last (re)start */
 	MemoryContext mcxt;
+	/* what the probes test once READY: fb's view, or the shared one */
+	const bf_filter *view;
+	/* a Parallel Hash's: every participant's keys, in dynamic shared memory */
+	unsigned char *shared;		/* NULL when serial */
+	bf_filter	shared_view;
 } JoinFilter;
 
 /* One key column's hash function, with the join's collation */
@@ -215,6 +221,7 @@ typedef struct Candidate
 typedef struct Surgery
 {
 	PlannedStmt *stmt;
+	Bitmapset  *gather_params;	/* the rescan parameters of Gathers */
 	List	   *candidates;
 	int			next_node_id;
 	int			filters;
@@ -453,11 +460,23 @@ consider_join(Surgery *s, HashJoin *join)
 	ListCell   *lc,
 			   *lo;
 
-	if (!drops_unmatched_outer(join->join.jointype) ||
-		!IsA(hash, Hash) || hash->plan.parallel_aware ||
-		join->join.plan.parallel_aware ||
-		!bms_is_empty(hash->plan.allParam) ||
+	if (!drops_unmatched_outer(join->join.jointype) || !IsA(hash, Hash) ||
+#ifdef PG_HAVE_ATOMIC_U64_SIMULATION
+		hash->plan.parallel_aware ||
+#endif
 		list_length(join->hashkeys) != list_length(hash->hashkeys))
+		return;
+
+	/*
+	 * A build side that depends on executor parameters is not filtered: the
+	 * join may rebuild it only after it has read a probe row.  A Parallel
+	 * Hash depends on its Gather's rescan parameter, which changes only when
+	 * the whole parallel plan starts again, and it never reads a probe row
+	 * before it builds.
+	 */
+	if (!bms_is_empty(hash->plan.parallel_aware ?
+					  bms_difference(hash->plan.allParam, s->gather_params) :
+					  hash->plan.allParam))
 		return;
 
 	/*
@@ -580,6 +599,12 @@ note_node_id(Plan *plan, void *arg)
 	Surgery    *s = arg;
 
 	s->next_node_id = Max(s->next_node_id, plan->plan_node_id + 1);
+	if (IsA(plan, Gather) && ((Gather *) plan)->rescan_param >= 0)
+		s->gather_params = bms_add_member(s->gather_params,
+										  ((Gather *) plan)->rescan_param);
+	if (IsA(plan, GatherMerge) && ((GatherMerge *) plan)->rescan_param >= 0)
+		s->gather_params = bms_add_member(s->gather_params,
+										  ((GatherMerge *) plan)->rescan_param);
 }
 
 static void
@@ -707,6 +732,8 @@ place_build(Surgery *s, Candidate *c)
 														  lfirst_int(lk))));
 	}
 	build->custom_private = private;
+	/* a Parallel Hash's build node merges the participants' filters */
+	build->scan.plan.parallel_aware = c->hash->plan.parallel_aware;
 	outerPlan(c->hash) = &build->scan.plan;
 }
 
@@ -881,6 +908,37 @@ restart_filter(JoinFilter *jf)
 	jf->state = JF_BUILDING;
 }
 
+/*
+ * The child's rows are all in: the filter is READY.  Under a Parallel Hash
+ * this process ORs its keys into the shared filter; the others do the same
+ * before they arrive at the hash join's build barrier, and no process reads
+ * a probe row before it has passed that barrier (a parallel hash join never
+ * reads one before it builds), so every probe that tests the shared filter
+ * finds all of them in.
+ */
+static void
+finish_build(JoinFilter *jf)
+{
+	if (jf->allocated)
+		filterbuf_flush(&jf->fb);
+	if (jf->shared)
+	{
+#ifndef PG_HAVE_ATOMIC_U64_SIMULATION
+		const uint64 *mine = (const uint64 *) jf->fb.b.view.payload;
+		pg_atomic_uint64 *all = (pg_atomic_uint64 *) jf->shared_view.payload;
+		Size		nwords = jf->params.payload_bytes / sizeof(uint64);
+
+		for (Size i = 0; jf->allocated && i < nwords; i++)
+			if (mine[i] != 0)
+				pg_atomic_fetch_or_u64(&all[i], mine[i]);
+#endif
+		jf->view = &jf->shared_view;
+	}
+	else
+		jf->view = &jf->fb.b.view;
+	jf->state = JF_READY;
+}
+
 static TupleTableSlot *
 exec_build(CustomScanState *node)
 {
@@ -896,11 +954,7 @@ exec_build(CustomScanState *node)
 	if (TupIsNull(slot))
 	{
 		if (jf->state == JF_BUILDING)
-		{
-			if (jf->allocated)
-				filterbuf_flush(&jf->fb);
-			jf->state = JF_READY;
-		}
+			finish_build(jf);
 		return slot;
 	}
 	if (jf->state != JF_BUILDING)
@@ -935,6 +989,66 @@ rescan_build(CustomScanState *node)
 {
 	restart_filter(((BuildState *) node)->filter);
 	rescan_child(node);
+}
+
+/*
+ * A Parallel Hash's shared filter: the filter's bytes in the parallel
+ * query's dynamic shared memory, the payload on a cache line.  Without it
+ * (the plan run without workers: no shared memory) each process builds
+ * alone, as a serial one, and so does the hash table.
+ */
+static Size
+estimate_dsm_build(CustomScanState *node, ParallelContext *pcxt)
+{
+	JoinFilter *jf = ((BuildState *) node)->filter;
+
+	return jf->no_budget ? 0 : jf->params.total_bytes + PG_CACHE_LINE_SIZE;
+}
+
+static void
+attach_shared(JoinFilter *jf, void *coordinate, bool init)
+{
+	unsigned char *buf = (unsigned char *) TYPEALIGN(PG_CACHE_LINE_SIZE,
+													 coordinate);
+
+	if (jf->no_budget || coordinate == NULL)
+		return;
+	if (init)
+	{
+#ifndef PG_HAVE_ATOMIC_U64_SIMULATION
+		pg_atomic_uint64 *words;
+#endif
+
+		bf_init(&jf->params, buf);
+#ifndef PG_HAVE_ATOMIC_U64_SIMULATION
+		words = (pg_atomic_uint64 *) (buf + BF_HEADER_SIZE);
+		for (Size i = 0; i < jf->params.payload_bytes / sizeof(uint64); i++)
+			pg_atomic_init_u64(&words[i], 0);
+#endif
+	}
+	if (bf_open(buf, jf->params.total_bytes, &jf->shared_view) != BF_OK)
+		elog(ERROR, "bloomfilter: shared join filter damaged");
+	jf->shared = buf;
+}
+
+static void
+initialize_dsm_build(CustomScanState *node, ParallelContext *pcxt,
+					 void *coordinate)
+{
+	attach_shared(((BuildState *) node)->filter, coordinate, true);
+}
+
+static void
+reinitialize_dsm_build(CustomScanState *node, ParallelContext *pcxt,
+					   void *coordinate)
+{
+	attach_shared(((BuildState *) node)->filter, coordinate, true);
+}
+
+static void
+initialize_worker_build(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	attach_shared(((BuildState *) node)->filter, coordinate, false);
 }
 
 /* "bf1", the filter's name in EXPLAIN */
@@ -1111,7 +1225,7 @@ passes_test(ProbeState *ps, ProbeTest *t, TupleTableSlot *slot)
 	for (int i = 0; i < t->nkeys; i++)
 		t->values[i] = slot_getattr(slot, t->attnos[i], &t->isnull[i]);
 	pass = hash_keys(t->hash, t->nkeys, t->values, t->isnull, &h) &&
-		bf_contains(&jf->fb.b.view, h);
+		bf_contains(jf->view, h);
 	if (!pass)
 		t->window_removed++;
 	return pass;
@@ -1200,6 +1314,11 @@ static const CustomExecMethods build_exec = {
 	.BeginCustomScan = begin_build, .ExecCustomScan = exec_build,
 	.EndCustomScan = end_pass_through, .ReScanCustomScan = rescan_build,
 	.ExplainCustomScan = explain_build,
+	/* under a Parallel Hash: the shared filter */
+	.EstimateDSMCustomScan = estimate_dsm_build,
+	.InitializeDSMCustomScan = initialize_dsm_build,
+	.ReInitializeDSMCustomScan = reinitialize_dsm_build,
+	.InitializeWorkerCustomScan = initialize_worker_build,
 };
 
 static const CustomScanKind probe_kind = {
