@@ -44,6 +44,18 @@
 #include "custom_scan.h"
 
 #include "access/hash.h"
+#include "access/genam.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_extension.h"
+#include "commands/defrem.h"
+#include "catalog/pg_class_d.h"
+#include "foreign/foreign.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "parser/parse_oper.h"
+#include "utils/fmgroids.h"
 #include "access/transam.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_amop.h"
@@ -66,6 +78,7 @@
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 #include "utils/syscache.h"
+#include "utils/varlena.h"
 
 int			join_filter_mode = JOIN_FILTER_OFF;	/* bloomfilter.join_filter */
 
@@ -214,6 +227,9 @@ typedef struct Candidate
 	List	   *site_attnos;	/* per key, an int list of the key's
 								 * column at each site */
 	double		planned_keys;
+	List	   *fdw_params;		/* remote parameters it is sent as (ints) */
+	Oid			fdw_elem_type;	/* ... the build key's type, hashed as the
+								 * extension's elements */
 	int			paramid;
 	int			number;			/* bf1, bf2, ... in the statement */
 } Candidate;
@@ -440,6 +456,333 @@ filter_pays(HashJoin *join, Hash *hash, List *sites)
 	if (inner_bytes > (double) get_hash_memory_limit())
 		saved_per_row += 8.0;	/* the spill of a probe row, both ways */
 	return removed * saved_per_row > build_rows + probe_rows;
+}
+
+/* ----------------------------------------------------------------------
+ * postgres_fdw: the test shipped in the remote query
+ *
+ * When a postgres_fdw foreign table's server lists this extension in its
+ * "extensions" option, set_rel_pathlist_hook adds to the table's
+ * restrictions, for each column it is hash-joined on, the clause
+ *     ($p IS NULL OR $p @> column)
+ * with $p a placeholder parameter of type bloomfilter.  postgres_fdw ships
+ * it in the remote query as it ships a hand-written filter test, $p as one
+ * of the remote query's parameters.  The planner_hook then replaces $p in
+ * the scan's parameter list, either by an executor parameter of its own,
+ * wired to the build node of a hash join whose probe key is that column,
+ * which publishes the build side's keys as a bloomfilter value once they
+ * are all in, or by NULL.  The clause changes no estimate (its selectivity is
+ * 1), and until the filter is complete $p is NULL: every row passes.
+ * ---------------------------------------------------------------------- */
+
+/*
+ * The placeholders' numbers: an external parameter (postgres_fdw ships
+ * those, and the planner's own bookkeeping of executor parameters, which
+ * runs after set_rel_pathlist_hook, ignores them) that no query has
+ */
+#define JF_FDW_PARAM_BASE	1000000000
+
+typedef struct FdwParam
+{
+	int			paramid;
+	Index		relid;
+	AttrNumber	attno;
+	Oid			type;			/* the column's */
+} FdwParam;
+
+static set_rel_pathlist_hook_type prev_pathlist_hook = NULL;
+static List *fdw_params = NIL;	/* FdwParams of the statement in planning */
+static Oid	filter_type = InvalidOid;	/* bloomfilter's type, once looked up */
+static bool filter_type_known = false;	/* ... in this planning */
+static Oid	filter_nsp = InvalidOid;	/* ... and its schema */
+
+/* The type bloomfilter in this database, or InvalidOid; sets filter_nsp */
+static Oid
+find_filter_type(void)
+{
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	Oid			type = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber,
+				F_NAMEEQ, CStringGetDatum("bloomfilter"));
+	scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+	{
+		filter_nsp = ((Form_pg_extension) GETSTRUCT(tuple))->extnamespace;
+		type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+							   CStringGetDatum("bloomfilter"),
+							   ObjectIdGetDatum(filter_nsp));
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return type;
+}
+
+/* Whether rel is a postgres_fdw table whose server lists this extension */
+static bool
+ships_filters(RelOptInfo *rel)
+{
+	ForeignServer *server = GetForeignServer(rel->serverid);
+	ForeignDataWrapper *fdw = GetForeignDataWrapper(server->fdwid);
+	char	   *handler = get_func_name(fdw->fdwhandler);
+	ListCell   *lc;
+
+	if (handler == NULL || strcmp(handler, "postgres_fdw_handler") != 0)
+		return false;
+	foreach(lc, server->options)
+	{
+		DefElem    *def = lfirst(lc);
+		List	   *names = NIL;
+
+		if (strcmp(def->defname, "extensions") == 0 &&
+			SplitIdentifierString(pstrdup(defGetString(def)), ',', &names))
+		{
+			ListCell   *ln;
+
+			foreach(ln, names)
+				if (strcmp(lfirst(ln), "bloomfilter") == 0)
+					return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Whether a join key of 'type' compared with collation 'collation' may be
+ * tested with @>: a value the extension hashes without calling SQL code
+ * (integers of every width alike, text and varchar, bytea, uuid), with a
+ * deterministic collation (equal strings are equal bytes)
+ */
+static bool
+shippable_key(Oid type, Oid collation, ElementKind *kind)
+{
+	if (!element_plain_kind(type, kind) || *kind == ELEM_BPCHAR)
+		return false;
+	return *kind != ELEM_BYTES || !OidIsValid(collation) ||
+		get_collation_isdeterministic(collation);
+}
+
+/* The FdwParam of rel's column attno, made (with its clause) if new */
+static void
+add_fdw_clause(PlannerInfo *root, RelOptInfo *rel, Var *col, Index level)
+{
+	ListCell   *lc;
+	Param	   *param;
+	Oid			opno;
+	Expr	   *clause;
+	RestrictInfo *rinfo;
+	FdwParam   *fp;
+
+	foreach(lc, fdw_params)
+	{
+		fp = lfirst(lc);
+		if (fp->relid == rel->relid && fp->attno == col->varattno)
+			return;
+	}
+	opno = LookupOperName(NULL,
+						  list_make2(makeString(get_namespace_name(filter_nsp)),
+									 makeString("@>")),
+						  filter_type, col->vartype, true, -1);
+	if (!OidIsValid(opno))
+		return;
+
+	param = makeNode(Param);
+	param->paramkind = PARAM_EXTERN;
+	param->paramid = JF_FDW_PARAM_BASE + list_length(fdw_params);
+	param->paramtype = filter_type;
+	param->paramtypmod = -1;
+	param->paramcollid = InvalidOid;
+	param->location = -1;
+	{
+		NullTest   *isnull = makeNode(NullTest);
+		OpExpr	   *test;
+
+		isnull->arg = (Expr *) param;
+		isnull->nulltesttype = IS_NULL;
+		isnull->argisrow = false;
+		isnull->location = -1;
+		test = (OpExpr *) make_opclause(opno, BOOLOID, false, (Expr *) param,
+										(Expr *) copyObject(col), InvalidOid,
+										InvalidOid);
+		set_opfuncid(test);
+		clause = make_orclause(list_make2(isnull, test));
+	}
+	rinfo = make_simple_restrictinfo(root, clause);
+	rinfo->security_level = level;
+	rinfo->norm_selec = 1.0;
+	rinfo->outer_selec = 1.0;
+	rel->baserestrictinfo = lappend(rel->baserestrictinfo, rinfo);
+
+	fp = palloc(sizeof(FdwParam));
+	fp->paramid = param->paramid;
+	fp->relid = rel->relid;
+	fp->attno = col->varattno;
+	fp->type = col->vartype;
+	fdw_params = lappend(fdw_params, fp);
+}
+
+/*
+ * set_rel_pathlist_hook: the speculative clauses of a postgres_fdw table,
+ * one per column that a hash-joinable clause compares with other tables
+ */
+static void
+fdw_pathlist_hook(PlannerInfo *root, RelOptInfo *rel, Index rti,
+				  RangeTblEntry *rte)
+{
+	ListCell   *lc;
+
+	if (prev_pathlist_hook)
+		prev_pathlist_hook(root, rel, rti, rte);
+	if (join_filter_mode == JOIN_FILTER_OFF || rte->rtekind != RTE_RELATION ||
+		rte->relkind != RELKIND_FOREIGN_TABLE || !OidIsValid(rel->serverid))
+		return;
+	if (!filter_type_known)
+	{
+		filter_type = find_filter_type();
+		filter_type_known = true;
+	}
+	if (!OidIsValid(filter_type) || !ships_filters(rel))
+		return;
+	/* equalities between tables are equivalence classes ... */
+	foreach(lc, root->eq_classes)
+	{
+		EquivalenceClass *ec = lfirst(lc);
+		ListCell   *lm;
+		ElementKind kind;
+
+		if (ec->ec_has_const || ec->ec_broken ||
+			!bms_is_member(rel->relid, ec->ec_relids) ||
+			bms_num_members(ec->ec_relids) < 2)
+			continue;
+		foreach(lm, ec->ec_members)
+		{
+			EquivalenceMember *em = lfirst(lm);
+			Var		   *col = (Var *) strip_relabel(em->em_expr);
+
+			if (IsA(col, Var) && col->varno == rel->relid &&
+				col->varattno > 0 && col->varlevelsup == 0 &&
+				shippable_key(col->vartype, ec->ec_collation, &kind))
+				add_fdw_clause(root, rel, col, 0);
+		}
+	}
+	/* ... the others (outer joins' conditions) are join clauses */
+	foreach(lc, rel->joininfo)
+	{
+		RestrictInfo *ri = lfirst(lc);
+		OpExpr	   *op = (OpExpr *) ri->clause;
+		ElementKind kind;
+
+		if (!OidIsValid(ri->hashjoinoperator) || !IsA(op, OpExpr) ||
+			list_length(op->args) != 2)
+			continue;
+		for (int side = 0; side < 2; side++)
+		{
+			Var		   *col = (Var *) strip_relabel(list_nth(op->args, side));
+
+			if (IsA(col, Var) && col->varno == rel->relid &&
+				col->varattno > 0 && col->varlevelsup == 0 &&
+				shippable_key(col->vartype, op->inputcollid, &kind))
+				add_fdw_clause(root, rel, col, ri->security_level);
+		}
+	}
+}
+
+/* The FdwParam of paramid, or NULL */
+static FdwParam *
+fdw_param_of(int paramid)
+{
+	ListCell   *lc;
+
+	foreach(lc, fdw_params)
+		if (((FdwParam *) lfirst(lc))->paramid == paramid)
+			return lfirst(lc);
+	return NULL;
+}
+
+/*
+ * Wires candidate c to the remote parameter of each of its sites that is
+ * a postgres_fdw scan carrying one for the key's column, when c has one key
+ * that @> tests with the join's equality
+ */
+static void
+wire_fdw_params(Surgery *s, Candidate *c)
+{
+	ListCell   *ls;
+	int			k;
+	Expr	   *inner_key;
+	Oid			collation;
+	ElementKind inner_kind,
+				outer_kind;
+
+	if (fdw_params == NIL || list_length(c->keys) != 1)
+		return;
+	k = linitial_int(c->keys);
+	inner_key = list_nth(c->hash->hashkeys, k);
+	collation = list_nth_oid(c->join->hashcollations, k);
+	if (!shippable_key(exprType((Node *) inner_key), collation, &inner_kind))
+		return;
+	foreach(ls, c->sites)
+	{
+		Plan	   *site = *(Plan **) lfirst(ls);
+		AttrNumber	attno = list_nth_int(linitial(c->site_attnos),
+										 foreach_current_index(ls));
+		TargetEntry *tle;
+		Var		   *col;
+		ListCell   *le;
+
+		/* (the probe node placed over it) */
+		if (IsA(site, CustomScan) &&
+			((CustomScan *) site)->methods == &probe_kind.methods)
+			site = linitial(((CustomScan *) site)->custom_plans);
+		if (!IsA(site, ForeignScan) || ((Scan *) site)->scanrelid == 0)
+			continue;
+		tle = list_nth_node(TargetEntry, site->targetlist, attno - 1);
+		col = (Var *) strip_relabel(tle->expr);
+		if (!IsA(col, Var) || col->varno != ((Scan *) site)->scanrelid)
+			continue;
+		foreach(le, ((ForeignScan *) site)->fdw_exprs)
+		{
+			Param	   *p = lfirst(le);
+			FdwParam   *fp;
+
+			if (!IsA(p, Param) || p->paramkind != PARAM_EXTERN ||
+				(fp = fdw_param_of(p->paramid)) == NULL ||
+				fp->attno != col->varattno ||
+				!shippable_key(fp->type, collation, &outer_kind) ||
+				outer_kind != inner_kind)
+				continue;
+			p = copyObject(p);
+			p->paramkind = PARAM_EXEC;
+			p->paramid = list_length(s->stmt->paramExecTypes);
+			s->stmt->paramExecTypes = lappend_oid(s->stmt->paramExecTypes,
+												  p->paramtype);
+			lfirst(le) = p;
+			c->fdw_params = lappend_int(c->fdw_params, p->paramid);
+			c->fdw_elem_type = exprType((Node *) inner_key);
+		}
+	}
+}
+
+/* A NULL in place of every placeholder left unwired */
+static void
+null_unwired(Plan *plan, void *arg)
+{
+	ListCell   *le;
+
+	if (!IsA(plan, ForeignScan))
+		return;
+	foreach(le, ((ForeignScan *) plan)->fdw_exprs)
+	{
+		Param	   *p = lfirst(le);
+
+		if (IsA(p, Param) && p->paramkind == PARAM_EXTERN &&
+			fdw_param_of(p->paramid) != NULL)
+			lfirst(le) = makeNullConst(p->paramtype, -1, InvalidOid);
+	}
 }
 
 /*
@@ -714,10 +1057,16 @@ static void
 place_build(Surgery *s, Candidate *c)
 {
 	CustomScan *build = pass_through_node(s, outerPlan(c->hash), &build_kind);
-	List	   *private = list_make3(makeInteger(c->paramid),
-									 makeInteger(c->number),
-									 makeString(psprintf("%.0f", c->planned_keys)));
+	List	   *fdw = NIL;
+	List	   *private;
 	ListCell   *lk;
+
+	foreach(lk, c->fdw_params)
+		fdw = lappend(fdw, makeInteger(lfirst_int(lk)));
+	if (fdw != NIL)
+		fdw = lcons(OidNode(c->fdw_elem_type), fdw);
+	private = list_make4(makeInteger(c->paramid), makeInteger(c->number),
+						 makeString(psprintf("%.0f", c->planned_keys)), fdw);
 
 	foreach(lk, c->keys)
 	{
@@ -763,7 +1112,36 @@ add_join_filters(PlannedStmt *stmt)
 		place_probes(&s, c);
 	}
 	foreach(lc, s.candidates)
-		place_build(&s, lfirst(lc));
+	{
+		Candidate  *c = lfirst(lc);
+
+		wire_fdw_params(&s, c);
+		place_build(&s, c);
+
+		/*
+		 * The remote cursor opens on the first probe row, with the filter's
+		 * value then: if the join reads one before it builds (to skip the
+		 * build when the probe side is empty, which it does when the probe
+		 * side costs less to start than the build side to finish), every
+		 * remote row comes.  A probe node right below the join says it
+		 * starts no sooner than the build finishes.
+		 */
+		if (c->fdw_params != NIL)
+		{
+			Plan	   *outer = outerPlan(c->join);
+
+			if (IsA(outer, CustomScan) &&
+				((CustomScan *) outer)->methods == &probe_kind.methods)
+				outer->startup_cost = Max(outer->startup_cost,
+										  c->hash->plan.total_cost);
+		}
+	}
+	if (fdw_params != NIL)
+	{
+		visit_plan(stmt->planTree, null_unwired, NULL);
+		foreach(lc, stmt->subplans)
+			visit_plan(lfirst(lc), null_unwired, NULL);
+	}
 }
 
 static PlannedStmt *
@@ -771,16 +1149,30 @@ join_filter_planner(Query *parse, const char *query_string, int cursorOptions,
 					ParamListInfo boundParams)
 {
 	PlannedStmt *stmt;
+	List	   *outer_params = fdw_params;
+	bool		outer_known = filter_type_known;
 
-	if (prev_planner_hook)
-		stmt = prev_planner_hook(parse, query_string, cursorOptions,
-								 boundParams);
-	else
-		stmt = standard_planner(parse, query_string, cursorOptions,
-								boundParams);
-	if (join_filter_mode != JOIN_FILTER_OFF &&
-		stmt->commandType != CMD_UTILITY)
-		add_join_filters(stmt);
+	/* (the planner plans queries of SQL functions inside this one) */
+	fdw_params = NIL;
+	filter_type_known = false;
+	PG_TRY();
+	{
+		if (prev_planner_hook)
+			stmt = prev_planner_hook(parse, query_string, cursorOptions,
+									 boundParams);
+		else
+			stmt = standard_planner(parse, query_string, cursorOptions,
+									boundParams);
+		if (join_filter_mode != JOIN_FILTER_OFF &&
+			stmt->commandType != CMD_UTILITY)
+			add_join_filters(stmt);
+	}
+	PG_FINALLY();
+	{
+		fdw_params = outer_params;
+		filter_type_known = outer_known;
+	}
+	PG_END_TRY();
 	return stmt;
 }
 
@@ -834,6 +1226,9 @@ filter_param(EState *estate, int paramid)
 	return &estate->es_param_exec_vals[paramid];
 }
 
+struct BuildState;
+static void publish_value(struct BuildState *bs, bool ready);
+
 /* ----------------------------------------------------------------------
  * The build node
  * ---------------------------------------------------------------------- */
@@ -842,6 +1237,12 @@ typedef struct BuildState
 {
 	CustomScanState css;
 	JoinFilter *filter;
+	/* postgres_fdw: the keys as a bloomfilter value, the remote parameters */
+	List	   *fdw_params;		/* their ids (ints), or NIL */
+	ElementHasher elem;
+	bf_params	value_params;
+	FilterBuf	value;
+	bool		value_allocated;
 	int			nkeys;
 	List	   *key_exprs;		/* ExprState per key */
 	KeyHash    *hash;
@@ -866,14 +1267,27 @@ begin_build(CustomScanState *node, EState *estate, int eflags)
 	bs->hash = palloc0(sizeof(KeyHash) * bs->nkeys);
 	bs->values = palloc(sizeof(Datum) * bs->nkeys);
 	bs->isnull = palloc(sizeof(bool) * bs->nkeys);
-	for_each_from(lc, private, 3)
+	for_each_from(lc, private, 4)
 	{
 		List	   *key = lfirst(lc);
 
-		key_hash_init(&bs->hash[foreach_current_index(lc) - 3],
+		key_hash_init(&bs->hash[foreach_current_index(lc) - 4],
 					  NodeOid(linitial(key)), NodeOid(lsecond(key)),
 					  estate->es_query_cxt);
 	}
+	if (lfourth(private) != NIL)
+	{
+		List	   *fdw = lfourth(private);
+
+		element_hasher_init(&bs->elem, NodeOid(linitial(fdw)),
+							estate->es_query_cxt);
+		for_each_from(lc, fdw, 1)
+			bs->fdw_params = lappend_int(bs->fdw_params, intVal(lfirst(lc)));
+		if (bf_plan(BF_BLOCKED, (uint64) Max(planned, 1024.0), JF_FPR, 0,
+					&bs->value_params) != BF_OK)
+			bs->fdw_params = NIL;
+	}
+	publish_value(bs, false);
 
 	jf = palloc0(sizeof(JoinFilter));
 	jf->state = JF_BUILDING;
@@ -893,9 +1307,38 @@ begin_build(CustomScanState *node, EState *estate, int eflags)
 	}
 }
 
+/*
+ * The remote parameters: the keys as a bloomfilter value once complete,
+ * NULL (every remote row passes) until then
+ */
 static void
-restart_filter(JoinFilter *jf)
+publish_value(BuildState *bs, bool ready)
 {
+	EState	   *estate = bs->css.ss.ps.state;
+	ListCell   *lc;
+
+	foreach(lc, bs->fdw_params)
+	{
+		ParamExecData *prm = filter_param(estate, lfirst_int(lc));
+
+		prm->isnull = !ready || !bs->value_allocated;
+		prm->value = prm->isnull ? (Datum) 0 :
+			PointerGetDatum(filterbuf_flat(&bs->value));
+	}
+}
+
+static void
+restart_filter(BuildState *bs)
+{
+	JoinFilter *jf = bs->filter;
+
+	publish_value(bs, false);
+	if (bs->value_allocated)
+	{
+		memset(bs->value.b.view.payload, 0, bs->value_params.payload_bytes);
+		bs->value.b.view.items = 0;
+		bs->value.pending.count = 0;
+	}
 	if (jf->no_budget)
 		return;
 	if (jf->allocated)
@@ -917,8 +1360,13 @@ restart_filter(JoinFilter *jf)
  * finds all of them in.
  */
 static void
-finish_build(JoinFilter *jf)
+finish_build(BuildState *bs)
 {
+	JoinFilter *jf = bs->filter;
+
+	if (bs->value_allocated)
+		filterbuf_flush(&bs->value);
+	publish_value(bs, true);
 	if (jf->allocated)
 		filterbuf_flush(&jf->fb);
 	if (jf->shared)
@@ -954,7 +1402,7 @@ exec_build(CustomScanState *node)
 	if (TupIsNull(slot))
 	{
 		if (jf->state == JF_BUILDING)
-			finish_build(jf);
+			finish_build(bs);
 		return slot;
 	}
 	if (jf->state != JF_BUILDING)
@@ -974,6 +1422,17 @@ exec_build(CustomScanState *node)
 
 		bs->values[i] = ExecEvalExpr(lfirst(lc), econtext, &bs->isnull[i]);
 	}
+	if (bs->fdw_params != NIL && !bs->isnull[0])
+	{
+		if (!bs->value_allocated)
+		{
+			filterbuf_create(&bs->value, jf->mcxt, &bs->value_params);
+			bs->value_allocated = true;
+		}
+		filterbuf_add_new_deferred(&bs->value,
+								   element_hash_any(&bs->elem, bs->values[0],
+													bs->value.b.view.seed));
+	}
 	if (hash_keys(bs->hash, bs->nkeys, bs->values, bs->isnull, &h))
 	{
 		filterbuf_add_deferred(&jf->fb, h);
@@ -987,7 +1446,7 @@ exec_build(CustomScanState *node)
 static void
 rescan_build(CustomScanState *node)
 {
-	restart_filter(((BuildState *) node)->filter);
+	restart_filter((BuildState *) node);
 	rescan_child(node);
 }
 
@@ -1099,6 +1558,8 @@ explain_build(CustomScanState *node, List *ancestors, ExplainState *es)
 							   (int64) ((jf->params.total_bytes + 1023) / 1024),
 							   es);
 	}
+	if (bs->fdw_params != NIL)
+		ExplainPropertyBool("Sent to Remote Scan", true, es);
 	if (es->analyze)
 		ExplainPropertyText("Filter State",
 							jf->state == JF_READY ? "complete" :
@@ -1341,6 +1802,8 @@ join_filter_init(void)
 {
 	RegisterCustomScanMethods(&build_kind.methods);
 	RegisterCustomScanMethods(&probe_kind.methods);
+	prev_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = fdw_pathlist_hook;
 	prev_planner_hook = planner_hook;
 	planner_hook = join_filter_planner;
 }
