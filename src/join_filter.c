@@ -143,9 +143,23 @@ typedef struct JoinFilter
 	bf_filter	shared_view;
 } JoinFilter;
 
-/* One key column's hash function, with the join's collation */
+/*
+ * One key column's hash function, with the join's collation.  The commonest
+ * ones are computed here as PostgreSQL computes them (the same values),
+ * without a function call through fmgr.
+ */
+typedef enum KeyHashKind
+{
+	KH_FMGR,
+	KH_INT2,					/* hashint2extended */
+	KH_INT4,					/* hashint4extended */
+	KH_INT8,					/* hashint8extended */
+	KH_TEXT						/* hashtextextended, deterministic collation */
+} KeyHashKind;
+
 typedef struct KeyHash
 {
+	KeyHashKind kind;
 	FmgrInfo	proc;			/* HASHEXTENDED_PROC of the opfamily */
 	Oid			collation;
 } KeyHash;
@@ -155,6 +169,61 @@ key_hash_init(KeyHash *kh, Oid proc, Oid collation, MemoryContext mcxt)
 {
 	fmgr_info_cxt(proc, &kh->proc, mcxt);
 	kh->collation = collation;
+	switch (proc)
+	{
+		case F_HASHINT2EXTENDED:
+			kh->kind = KH_INT2;
+			break;
+		case F_HASHINT4EXTENDED:
+			kh->kind = KH_INT4;
+			break;
+		case F_HASHINT8EXTENDED:
+			kh->kind = KH_INT8;
+			break;
+		case F_HASHTEXTEXTENDED:
+			kh->kind = OidIsValid(collation) &&
+				get_collation_isdeterministic(collation) ? KH_TEXT : KH_FMGR;
+			break;
+		default:
+			kh->kind = KH_FMGR;
+			break;
+	}
+}
+
+static inline uint64
+key_hash(const KeyHash *kh, Datum value)
+{
+	switch (kh->kind)
+	{
+		case KH_INT2:
+			return hash_uint32_extended((uint32) (int32) DatumGetInt16(value),
+										JF_SEED);
+		case KH_INT4:
+			return hash_uint32_extended((uint32) DatumGetInt32(value), JF_SEED);
+		case KH_INT8:
+			{
+				int64		v = DatumGetInt64(value);
+				uint32		lo = (uint32) v;
+				uint32		hi = (uint32) (v >> 32);
+
+				/* (equal int4 and int8 values hash alike) */
+				lo ^= v >= 0 ? hi : ~hi;
+				return hash_uint32_extended(lo, JF_SEED);
+			}
+		case KH_TEXT:
+			{
+				struct varlena *t = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
+
+				return DatumGetUInt64(hash_any_extended((unsigned char *) VARDATA_ANY(t),
+														VARSIZE_ANY_EXHDR(t),
+														JF_SEED));
+			}
+		case KH_FMGR:
+			break;
+	}
+	return DatumGetUInt64(FunctionCall2Coll((FmgrInfo *) &kh->proc,
+											kh->collation, value,
+											UInt64GetDatum(JF_SEED)));
 }
 
 /*
@@ -173,9 +242,7 @@ hash_keys(const KeyHash *kh, int nkeys, const Datum *values,
 
 		if (isnull[i])
 			return false;
-		one = DatumGetUInt64(FunctionCall2Coll((FmgrInfo *) &kh[i].proc,
-											   kh[i].collation, values[i],
-											   UInt64GetDatum(JF_SEED)));
+		one = key_hash(&kh[i], values[i]);
 		acc = i == 0 ? one : hash_combine64(acc, one);
 	}
 	/* two halves: the line from one, the bits in it from the other */
