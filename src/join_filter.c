@@ -80,6 +80,8 @@
 #include "utils/syscache.h"
 #include "utils/varlena.h"
 
+#include <math.h>
+
 int			join_filter_mode = JOIN_FILTER_OFF;	/* bloomfilter.join_filter */
 
 static planner_hook_type prev_planner_hook = NULL;
@@ -89,7 +91,6 @@ static planner_hook_type prev_planner_hook = NULL;
 
 /* The planned false-positive rate, and the worst one a tight budget allows */
 #define JF_FPR		0.01
-#define JF_MAX_FPR	0.10
 
 /*
  * Keys beyond which a filter is not worth testing: eight times its planned
@@ -133,6 +134,7 @@ typedef struct JoinFilter
 	bool		no_budget;		/* too large for this work_mem: never built */
 	bool		allocated;		/* fb holds the bits */
 	bf_params	params;			/* the planned shape */
+	double		planned;		/* ... for this many keys */
 	FilterBuf	fb;				/* this process's keys */
 	double		keys;			/* keys added since the last (re)start */
 	MemoryContext mcxt;
@@ -472,19 +474,35 @@ match_fraction(HashJoin *join)
 }
 
 /*
- * The filter's shape for the build side's keys: at JF_FPR, or at a rate up
- * to JF_MAX_FPR that fits the budget (a quarter of the hash table's memory
- * limit), or none (false)
+ * Blocked filters at 1 %, 5 % and 10 %: bits per key and hashes, from the
+ * blocked model (bloomfilter_optimal_bits at a million keys; README's
+ * table).  Sizing a join filter from these costs nothing, where the model
+ * itself takes milliseconds, and planning and starting a join must not.
+ */
+static const struct
+{
+	double		bits_per_key;
+	uint32		hashes;
+}			filter_shapes[] = {
+	{9.92, 6}, {6.32, 4}, {4.84, 3}
+};
+
+/*
+ * The filter's shape for 'keys' build keys (at least 1,024): at 1 %, or at
+ * a rate up to 10 % that fits the budget (a quarter of the hash table's
+ * memory limit), or none (false)
  */
 static bool
 plan_filter(double keys, bf_params *params)
 {
 	double		budget = (double) get_hash_memory_limit() / 4;
-	uint64		items = (uint64) Max(Min(keys, (double) PG_INT32_MAX), 1024.0);
+	double		n = Max(Min(keys, (double) PG_INT32_MAX), 1024.0);
 
-	for (double fpr = JF_FPR; fpr <= JF_MAX_FPR + 1e-9; fpr *= 2)
+	for (int i = 0; i < lengthof(filter_shapes); i++)
 	{
-		if (bf_plan(BF_BLOCKED, items, fpr, 0, params) == BF_OK &&
+		if (bf_plan_bits(BF_BLOCKED,
+						 (uint64) ceil(n * filter_shapes[i].bits_per_key),
+						 filter_shapes[i].hashes, 0, params) == BF_OK &&
 			(double) params->total_bytes <= budget)
 			return true;
 	}
@@ -1350,8 +1368,9 @@ begin_build(CustomScanState *node, EState *estate, int eflags)
 							estate->es_query_cxt);
 		for_each_from(lc, fdw, 1)
 			bs->fdw_params = lappend_int(bs->fdw_params, intVal(lfirst(lc)));
-		if (bf_plan(BF_BLOCKED, (uint64) Max(planned, 1024.0), JF_FPR, 0,
-					&bs->value_params) != BF_OK)
+		if (bf_plan_bits(BF_BLOCKED,
+						 (uint64) ceil(Max(planned, 1024.0) * filter_shapes[0].bits_per_key),
+						 filter_shapes[0].hashes, 0, &bs->value_params) != BF_OK)
 			bs->fdw_params = NIL;
 	}
 	publish_value(bs, false);
@@ -1359,6 +1378,7 @@ begin_build(CustomScanState *node, EState *estate, int eflags)
 	jf = palloc0(sizeof(JoinFilter));
 	jf->state = JF_BUILDING;
 	jf->mcxt = estate->es_query_cxt;
+	jf->planned = Max(planned, 1024.0);
 	if (!plan_filter(planned, &jf->params))
 	{
 		jf->no_budget = true;	/* work_mem went down since planning */
@@ -1503,7 +1523,7 @@ exec_build(CustomScanState *node)
 	if (hash_keys(bs->hash, bs->nkeys, bs->values, bs->isnull, &h))
 	{
 		filterbuf_add_deferred(&jf->fb, h);
-		if (++jf->keys > (double) jf->params.expected_items * JF_OVERFULL)
+		if (++jf->keys > jf->planned * JF_OVERFULL)
 			jf->state = JF_OVERFILLED;
 	}
 	MemoryContextSwitchTo(old);
@@ -1620,7 +1640,7 @@ explain_build(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (es->verbose)
 	{
 		ExplainPropertyInteger("Planned Keys", NULL,
-							   (int64) jf->params.expected_items, es);
+							   (int64) jf->planned, es);
 		ExplainPropertyInteger("Filter Size", "kB",
 							   (int64) ((jf->params.total_bytes + 1023) / 1024),
 							   es);
