@@ -78,6 +78,7 @@
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 #include "utils/syscache.h"
+#include "utils/uuid.h"
 #include "utils/varlena.h"
 
 #include <math.h>
@@ -146,17 +147,23 @@ typedef struct JoinFilter
 } JoinFilter;
 
 /*
- * One key column's hash function, with the join's collation.  The commonest
- * ones are computed here as PostgreSQL computes them (the same values),
- * without a function call through fmgr.
+ * One key column's hash function, with the join's collation.  Where the
+ * join's equality is equality of values or bytes (the integer family, text
+ * and varchar under a deterministic collation, bytea, uuid) a key is hashed
+ * as the extension hashes elements (XXH3, integers of every width alike),
+ * which is faster than PostgreSQL's own hash functions; every other key by
+ * its hash operator family's extended hash function, through fmgr.  Both
+ * sides of one key column hash alike, since their functions belong to one
+ * family.
  */
 typedef enum KeyHashKind
 {
 	KH_FMGR,
-	KH_INT2,					/* hashint2extended */
-	KH_INT4,					/* hashint4extended */
-	KH_INT8,					/* hashint8extended */
-	KH_TEXT						/* hashtextextended, deterministic collation */
+	KH_INT2,
+	KH_INT4,
+	KH_INT8,
+	KH_BYTES,					/* text, varchar, bytea: the bytes */
+	KH_UUID
 } KeyHashKind;
 
 typedef struct KeyHash
@@ -184,7 +191,13 @@ key_hash_init(KeyHash *kh, Oid proc, Oid collation, MemoryContext mcxt)
 			break;
 		case F_HASHTEXTEXTENDED:
 			kh->kind = OidIsValid(collation) &&
-				get_collation_isdeterministic(collation) ? KH_TEXT : KH_FMGR;
+				get_collation_isdeterministic(collation) ? KH_BYTES : KH_FMGR;
+			break;
+		case F_HASHVARLENAEXTENDED:
+			kh->kind = KH_BYTES;
+			break;
+		case F_UUID_HASH_EXTENDED:
+			kh->kind = KH_UUID;
 			break;
 		default:
 			kh->kind = KH_FMGR;
@@ -192,40 +205,47 @@ key_hash_init(KeyHash *kh, Oid proc, Oid collation, MemoryContext mcxt)
 	}
 }
 
-static inline uint64
+/* Two halves from one 64-bit hash (a murmur3 finalizer for the second) */
+static inline bf_hash
+split_hash(uint64 h)
+{
+	bf_hash		out = {.lo = h};
+
+	h ^= h >> 33;
+	h *= UINT64CONST(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64CONST(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	out.hi = h;
+	return out;
+}
+
+static inline bf_hash
 key_hash(const KeyHash *kh, Datum value)
 {
 	switch (kh->kind)
 	{
 		case KH_INT2:
-			return hash_uint32_extended((uint32) (int32) DatumGetInt16(value),
-										JF_SEED);
+			return bf_hash_int64(DatumGetInt16(value), JF_SEED);
 		case KH_INT4:
-			return hash_uint32_extended((uint32) DatumGetInt32(value), JF_SEED);
+			return bf_hash_int64(DatumGetInt32(value), JF_SEED);
 		case KH_INT8:
+			return bf_hash_int64(DatumGetInt64(value), JF_SEED);
+		case KH_BYTES:
 			{
-				int64		v = DatumGetInt64(value);
-				uint32		lo = (uint32) v;
-				uint32		hi = (uint32) (v >> 32);
+				struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
 
-				/* (equal int4 and int8 values hash alike) */
-				lo ^= v >= 0 ? hi : ~hi;
-				return hash_uint32_extended(lo, JF_SEED);
+				return bf_hash_bytes(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v),
+									 JF_SEED);
 			}
-		case KH_TEXT:
-			{
-				struct varlena *t = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
-
-				return DatumGetUInt64(hash_any_extended((unsigned char *) VARDATA_ANY(t),
-														VARSIZE_ANY_EXHDR(t),
-														JF_SEED));
-			}
+		case KH_UUID:
+			return bf_hash_bytes(DatumGetPointer(value), UUID_LEN, JF_SEED);
 		case KH_FMGR:
 			break;
 	}
-	return DatumGetUInt64(FunctionCall2Coll((FmgrInfo *) &kh->proc,
-											kh->collation, value,
-											UInt64GetDatum(JF_SEED)));
+	return split_hash(DatumGetUInt64(FunctionCall2Coll((FmgrInfo *) &kh->proc,
+													   kh->collation, value,
+													   UInt64GetDatum(JF_SEED))));
 }
 
 /*
@@ -238,23 +258,20 @@ hash_keys(const KeyHash *kh, int nkeys, const Datum *values,
 {
 	uint64		acc = 0;
 
+	if (nkeys == 1)
+	{
+		if (isnull[0])
+			return false;
+		*h = key_hash(&kh[0], values[0]);
+		return true;
+	}
 	for (int i = 0; i < nkeys; i++)
 	{
-		uint64		one;
-
 		if (isnull[i])
 			return false;
-		one = key_hash(&kh[i], values[i]);
-		acc = i == 0 ? one : hash_combine64(acc, one);
+		acc = hash_combine64(acc, key_hash(&kh[i], values[i]).lo);
 	}
-	/* two halves: the line from one, the bits in it from the other */
-	h->lo = acc;
-	acc ^= acc >> 33;
-	acc *= UINT64CONST(0xff51afd7ed558ccd);
-	acc ^= acc >> 33;
-	acc *= UINT64CONST(0xc4ceb9fe1a85ec53);
-	acc ^= acc >> 33;
-	h->hi = acc;
+	*h = split_hash(acc);
 	return true;
 }
 
