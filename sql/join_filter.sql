@@ -213,6 +213,28 @@ EXECUTE jf_q(10);
 DEALLOCATE jf_q;
 RESET plan_cache_mode;
 RESET bloomfilter.join_filter;
+-- the filter's size: 1 % false positives for the build side's estimated rows; 5 % or 10 % when
+-- that passes a quarter of the hash join's memory (work_mem x hash_mem_multiplier); else none
+CREATE TABLE jf_big (k int);
+INSERT INTO jf_big SELECT g * 3 FROM generate_series(1, 50000) g;
+ANALYZE jf_big;
+CREATE FUNCTION jf_filter_kb(q text) RETURNS int
+LANGUAGE sql AS $$
+	SELECT substring(explain_json(q, 'VERBOSE, COSTS OFF')::text FROM '"Filter Size": (\d+)')::int
+$$;
+SET bloomfilter.join_filter = always;
+SET hash_mem_multiplier = 2;
+\set q 'SELECT count(*) FROM jf_sorted s JOIN jf_big b ON s.k = b.k'
+SET work_mem = '4MB';
+SELECT jf_filter_kb(:'q') AS kb_at_1pct;
+SET work_mem = '64kB';
+SELECT jf_filter_kb(:'q') AS kb_at_10pct;
+SET hash_mem_multiplier = 1;
+SELECT jf_filter_kb(:'q') AS kb_none;
+SELECT c.same, c.nrows FROM jf_check(:'q') c;
+RESET work_mem;
+RESET hash_mem_multiplier;
+RESET bloomfilter.join_filter;
 -- the setting's values
 SET bloomfilter.join_filter = yes;
 SHOW bloomfilter.join_filter;
