@@ -83,7 +83,7 @@
 
 #include <math.h>
 
-int			join_filter_mode = JOIN_FILTER_OFF;	/* bloomfilter.join_filter */
+int			join_filter_mode = JOIN_FILTER_ON;	/* bloomfilter.join_filter */
 
 static planner_hook_type prev_planner_hook = NULL;
 

@@ -41,7 +41,7 @@ _PG_init(void)
 	DefineCustomEnumVariable("bloomfilter.join_filter",
 							 "Lets hash joins drop probe rows that a Bloom filter of the build side's keys rules out.",
 							 "on: where the planner's estimates say it pays, with a run-time guard; always: every hash join that can take one (for tests); off: none.",
-							 &join_filter_mode, JOIN_FILTER_OFF, join_filter_options,
+							 &join_filter_mode, JOIN_FILTER_ON, join_filter_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	prefetch_scan_init();
 	agg_scan_init();
