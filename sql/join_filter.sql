@@ -128,6 +128,7 @@ RESET bloomfilter.join_filter;
 SET enable_nestloop = on;
 SELECT k AS rescan, c.* FROM (VALUES
 	('lateral', 'SELECT o.i, s.c FROM generate_series(1, 3) o(i), LATERAL (SELECT count(*) c FROM jf_dim d JOIN jf_fact f ON f.k = d.id WHERE f.g % 3 = o.i - 1 AND d.a < 30) s'),
+	('lateral, empty build side', 'SELECT o.i, s.c FROM generate_series(1, 3) o(i), LATERAL (SELECT count(*) c FROM jf_dim d JOIN jf_fact f ON f.k = d.id WHERE f.g % 3 = o.i - 1 AND d.id % 1000 = 7) s'),
 	('correlated', 'SELECT d2.id, (SELECT count(*) FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE f.k2 > d2.id) FROM jf_dim d2 WHERE d2.id < 50'),
 	('parameterized build side', 'SELECT o.i, s.c FROM generate_series(1, 3) o(i), LATERAL (SELECT count(*) c FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE f.g % 3 = o.i - 1) s')
 ) v(k, q), LATERAL jf_check(q) c ORDER BY 1;

@@ -1471,6 +1471,12 @@ finish_build(BuildState *bs)
 	if (bs->value_allocated)
 		filterbuf_flush(&bs->value);
 	publish_value(bs, true);
+	/* no key at all: an empty filter, which every probe row fails */
+	if (!jf->allocated && jf->shared == NULL)
+	{
+		filterbuf_create(&jf->fb, jf->mcxt, &jf->params);
+		jf->allocated = true;
+	}
 	if (jf->allocated)
 		filterbuf_flush(&jf->fb);
 	if (jf->shared)
