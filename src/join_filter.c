@@ -32,9 +32,11 @@
  * first probe row before it builds (to skip the build when the probe side
  * is empty), and a rescan starts the build again.  A Hash whose subtree
  * depends on executor parameters is left alone (the join may rebuild it
- * after it reads a probe row), as are Parallel Hash joins (each process
- * builds part of the table) and probe sites across a Gather (the workers
- * do not see the slot).
+ * after it reads a probe row), and so are probe sites across a Gather (the
+ * workers do not see the slot).  Under a Parallel Hash each process adds
+ * its part to one filter in the parallel query's shared memory (see
+ * finish_build).  A postgres_fdw probe scan gets the test in its remote
+ * query (see "postgres_fdw" below).
  *
  * bloomfilter.join_filter: off; on (where the planner's estimates say the
  * filter pays, and a probe site stops testing a filter that removes too few
@@ -90,7 +92,7 @@ static planner_hook_type prev_planner_hook = NULL;
 /* The seed of the key hashes (any value: only build and probe must agree) */
 #define JF_SEED		UINT64CONST(0x5bd1e9955bd1e995)
 
-/* The planned false-positive rate, and the worst one a tight budget allows */
+/* The planned false-positive rate (the first of filter_shapes) */
 #define JF_FPR		0.01
 
 /*
