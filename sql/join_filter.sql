@@ -178,30 +178,38 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 
--- join_filter = on: the planner places a filter where most probe rows go, not in a join where
--- every probe row has a partner
+-- join_filter = on: the planner places a filter where most probe rows go and each would cost the
+-- join more than a test (here: a hash table past the cache), not in a join where every probe row
+-- has a partner, nor where the join's own probe of a small table costs what a test does
 CREATE TABLE jf_fk (g int, k int);
 INSERT INTO jf_fk SELECT g, (g % 2000 + 1) * 10 FROM generate_series(1, 20000) g;
 ANALYZE jf_fk;
-SET bloomfilter.join_filter = on;
-SELECT (explain_json('SELECT count(*) FROM jf_fk f JOIN jf_dim d ON f.k = d.id')::text
-        LIKE '%join build%') AS fk_join_filtered,
-       (explain_json('SELECT count(*) FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE d.a < 10')::text
-        LIKE '%join build%') AS selective_join_filtered;
--- the run-time guard: the first 8,192 probe rows all have a partner, the rest none; the probe
--- pauses after its first window of 4,096 rows (it removed none), then tests again
+-- 10,000 keys whose hash table (with the rows) passes 1 MB
+CREATE TABLE jf_wide (k int, pad text);
+INSERT INTO jf_wide SELECT g * 3, repeat('x', 100) FROM generate_series(1, 10000) g;
+ANALYZE jf_wide;
+-- the first 8,192 rows all have a partner in jf_wide, the rest none
 CREATE TABLE jf_sorted (g int, k int);
-INSERT INTO jf_sorted SELECT g, CASE WHEN g <= 8192 THEN (g % 2000 + 1) * 10 ELSE -g END
+INSERT INTO jf_sorted SELECT g, CASE WHEN g <= 8192 THEN (g % 2000 + 1) * 3 ELSE -g END
 FROM generate_series(1, 100000) g;
 ANALYZE jf_sorted;
-SELECT (explain_json('SELECT count(*) FROM jf_sorted s JOIN jf_dim d ON s.k = d.id', 'ANALYZE, COSTS OFF, TIMING OFF')
+SET bloomfilter.join_filter = on;
+SELECT (explain_json('SELECT count(*), max(w.pad) FROM jf_sorted s JOIN jf_wide w ON s.k = w.k')::text
+        LIKE '%join build%') AS large_table_filtered,
+       (explain_json('SELECT count(*) FROM jf_fk f JOIN jf_dim d ON f.k = d.id')::text
+        LIKE '%join build%') AS fk_join_filtered,
+       (explain_json('SELECT count(*) FROM jf_fact f JOIN jf_dim d ON f.k = d.id WHERE d.a < 10')::text
+        LIKE '%join build%') AS small_table_filtered;
+-- the run-time guard: the probe pauses after its first window of 4,096 rows (it removed none),
+-- passes 65,536 rows untested, then tests again
+SELECT (explain_json('SELECT count(*), max(w.pad) FROM jf_sorted s JOIN jf_wide w ON s.k = w.k', 'ANALYZE, COSTS OFF, TIMING OFF')
         -> 'Plan' -> 'Plans' -> 0 -> 'Plans' -> 0 -> 'Bloom Join Filter Paused')::text AS paused;
 SELECT r.removed BETWEEN 25000 AND 30500 AS removed_after_the_pause
 FROM (SELECT sum(m[1]::int) AS removed
-      FROM regexp_matches(explain_json('SELECT count(*) FROM jf_sorted s JOIN jf_dim d ON s.k = d.id',
+      FROM regexp_matches(explain_json('SELECT count(*), max(w.pad) FROM jf_sorted s JOIN jf_wide w ON s.k = w.k',
                                        'ANALYZE, COSTS OFF, TIMING OFF')::text,
                           '"Rows Removed by Bloom Join Filter": (\d+)', 'g') m) r;
-SELECT count(*) FROM jf_sorted s JOIN jf_dim d ON s.k = d.id;
+SELECT count(*), max(w.pad) = repeat('x', 100) AS pad FROM jf_sorted s JOIN jf_wide w ON s.k = w.k;
 -- a cached plan obeys the setting at once: with it off its probe removes nothing
 SET plan_cache_mode = force_generic_plan;
 SET bloomfilter.join_filter = always;

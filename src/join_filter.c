@@ -383,8 +383,66 @@ drops_unmatched_outer(JoinType jointype)
 }
 
 /*
+ * What following a probe key finds: the sites (Plan ** where a probe node
+ * goes, and the key's column there) and the work the sites' rows cost on
+ * their way up to the join, in units of an in-memory hash probe per row
+ * (row_cost), summed over the nodes between each site and the join.
+ */
+typedef struct Trace
+{
+	List	   *sites;
+	List	   *attnos;
+	double		work;
+} Trace;
+
+/* Bytes past which a hash table or a filter no longer sits in the cache */
+#define JF_CACHE_BYTES	(1024.0 * 1024.0)
+
+/*
+ * What one probe row costs the hash join 'join', relative to a probe of an
+ * in-memory table in the cache: more when the table is past the cache, and
+ * writing and reading the row again for the share of it that spills
+ */
+static double
+probe_cost(HashJoin *join)
+{
+	Plan	   *inner = outerPlan(innerPlan(join));
+	double		bytes = inner->plan_rows * (inner->plan_width + 48);
+	double		limit = (double) get_hash_memory_limit();
+	double		cost = 1.0;
+
+	if (bytes > JF_CACHE_BYTES)
+		cost += 2.0;
+	if (bytes > limit)
+		cost += 10.0 * (1.0 - limit / bytes);
+	return cost;
+}
+
+/* The cost of a row that 'child' passes up to 'plan' (see Trace) */
+static double
+row_cost(Plan *plan, Plan *child)
+{
+	switch (nodeTag(plan))
+	{
+		case T_HashJoin:
+			return child == outerPlan(plan) ? probe_cost((HashJoin *) plan) : 0.0;
+		case T_NestLoop:
+			return child == outerPlan(plan) ? 2.0 : 1.0;
+		case T_MergeJoin:
+		case T_Hash:
+		case T_Sort:
+		case T_IncrementalSort:
+			return 1.0;
+		case T_Material:
+			return 0.5;
+		default:
+			return 0.0;
+	}
+}
+
+/*
  * Follows output column attno of *slot down to the nodes that produce it,
- * appending a Site for each (several under an Append).  A node passes the
+ * appending a site for each (several under an Append).  A node passes the
  * column on from a child when its target list entry is a plain reference to
  * the child's column and every row it emits with a value of the column
  * comes from a child row with that value: joins, Sort, Material, Hash,
@@ -392,14 +450,17 @@ drops_unmatched_outer(JoinType jointype)
  * itself the site, unless a probe cannot stand above it: a Hash (its join
  * needs it as its direct child), the inner side of a merge join (it is
  * marked and restored), an asynchronous scan (its Append must see it).
+ * 'work' is what a row of *slot costs up to the join (see Trace).
  */
 static bool
-trace_column(Plan **slot, AttrNumber attno, bool may_wrap, List **sites,
-			 List **attnos)
+trace_column(Plan **slot, AttrNumber attno, bool may_wrap, double work,
+			 Trace *t)
 {
 	Plan	   *plan = *slot;
 	TargetEntry *tle;
 	Var		   *var;
+	Plan	  **child = NULL;
+	bool		child_may_wrap = true;
 	bool		found = false;
 
 	if (attno < 1 || attno > list_length(plan->targetlist))
@@ -414,11 +475,12 @@ trace_column(Plan **slot, AttrNumber attno, bool may_wrap, List **sites,
 			case T_MergeJoin:
 			case T_HashJoin:
 				if (var->varno == OUTER_VAR)
-					found = trace_column(&plan->lefttree, var->varattno, true,
-										 sites, attnos);
+					child = &plan->lefttree;
 				else if (var->varno == INNER_VAR)
-					found = trace_column(&plan->righttree, var->varattno,
-										 !IsA(plan, MergeJoin), sites, attnos);
+				{
+					child = &plan->righttree;
+					child_may_wrap = !IsA(plan, MergeJoin);
+				}
 				break;
 			case T_Hash:
 			case T_Sort:
@@ -426,8 +488,7 @@ trace_column(Plan **slot, AttrNumber attno, bool may_wrap, List **sites,
 			case T_Material:
 			case T_Result:
 				if (var->varno == OUTER_VAR && plan->lefttree)
-					found = trace_column(&plan->lefttree, var->varattno, true,
-										 sites, attnos);
+					child = &plan->lefttree;
 				break;
 			case T_Append:
 			case T_MergeAppend:
@@ -441,27 +502,28 @@ trace_column(Plan **slot, AttrNumber attno, bool may_wrap, List **sites,
 						break;
 					foreach(lc, children)
 						found |= trace_column((Plan **) &lfirst(lc),
-											  var->varattno, true, sites,
-											  attnos);
-					if (found)
-						return true;
+											  var->varattno, true, work, t);
 				}
 				break;
 			case T_SubqueryScan:
 				if (var->varno == ((Scan *) plan)->scanrelid)
-					found = trace_column(&((SubqueryScan *) plan)->subplan,
-										 var->varattno, true, sites, attnos);
+					child = &((SubqueryScan *) plan)->subplan;
 				break;
 			default:
 				break;
 		}
 	}
+	if (child)
+		found = trace_column(child, var->varattno, child_may_wrap,
+							 work + row_cost(plan, *child) * (*child)->plan_rows,
+							 t);
 	if (found)
 		return true;
 	if (!may_wrap || IsA(plan, Hash) || plan->async_capable)
 		return false;
-	*sites = lappend(*sites, slot);
-	*attnos = lappend_int(*attnos, attno);
+	t->sites = lappend(t->sites, slot);
+	t->attnos = lappend_int(t->attnos, attno);
+	t->work += work;
 	return true;
 }
 
@@ -529,37 +591,35 @@ plan_filter(double keys, bf_params *params)
 }
 
 /*
- * Whether the filter pays, from the estimates: the probe rows it should
- * remove, each saving the work between the site and the join (at least the
- * join's hash probe, and writing and reading it again when the join
- * spills), against a test per probe row and an add per build row.
+ * Whether the filter pays, from the estimates, in units of an in-memory
+ * hash probe of a row (row_cost): the rows it should remove each save what
+ * they would cost on their way up (the work of the nodes between the sites
+ * and the join, and the join's own probe), against a test of every row at
+ * the sites (one unit, two for a filter past the cache) and an add per
+ * build row.  A join whose most selective join is already the first a row
+ * meets, with small tables, gains nothing: the planner put it there.
  */
 static bool
-filter_pays(HashJoin *join, Hash *hash, List *sites)
+filter_pays(HashJoin *join, List *sites, double work,
+			const bf_params *params)
 {
 	double		m = match_fraction(join);
 	double		probe_rows = 0;
-	double		build_rows = outerPlan(hash)->plan_rows;
-	double		inner_bytes = build_rows * (outerPlan(hash)->plan_width + 16);
-	double		saved_per_row = 2.0;
-	double		removed;
+	double		build_rows = outerPlan(innerPlan(join))->plan_rows;
+	double		test = (double) params->total_bytes > JF_CACHE_BYTES ? 2.0 : 1.0;
+	double		gone,
+				saved;
 	ListCell   *lc;
 
-	foreach(lc, sites)
-		probe_rows += (*(Plan **) lfirst(lc))->plan_rows;
 	if (m > JF_MAX_MATCH)
 		return false;
-	removed = probe_rows * (1.0 - m) * (1.0 - JF_FPR);
-	if (removed < JF_MIN_REMOVED_ROWS)
+	foreach(lc, sites)
+		probe_rows += (*(Plan **) lfirst(lc))->plan_rows;
+	gone = (1.0 - m) * (1.0 - JF_FPR);
+	if (probe_rows * gone < JF_MIN_REMOVED_ROWS)
 		return false;
-	/* the joins between the site and this one */
-	if (outerPlan(join)->plan_rows > 0)
-		saved_per_row += (outerPlan(join)->total_cost -
-						  (*(Plan **) linitial(sites))->total_cost) /
-			outerPlan(join)->plan_rows / cpu_operator_cost / 10.0;
-	if (inner_bytes > (double) get_hash_memory_limit())
-		saved_per_row += 8.0;	/* the spill of a probe row, both ways */
-	return removed * saved_per_row > build_rows + probe_rows;
+	saved = gone * (work + probe_cost(join) * outerPlan(join)->plan_rows);
+	return saved - test * probe_rows - 0.3 * build_rows > 0.1 * probe_rows;
 }
 
 /* ----------------------------------------------------------------------
@@ -902,6 +962,7 @@ consider_join(Surgery *s, HashJoin *join)
 			   *keys = NIL;
 	List	   *best_sites = NIL,
 			   *best_attnos = NIL;
+	double		work = 0.0;
 	Candidate  *c;
 	bf_params	params;
 	ListCell   *lc,
@@ -941,8 +1002,7 @@ consider_join(Surgery *s, HashJoin *join)
 					build_proc;
 		Oid			lefttype,
 					righttype;
-		List	   *sites = NIL,
-				   *attnos = NIL;
+		Trace		t = {0};
 
 		if (!op_strict(opno) || !IsA(outer_key, Var) ||
 			((Var *) outer_key)->varno != OUTER_VAR)
@@ -954,16 +1014,16 @@ consider_join(Surgery *s, HashJoin *join)
 			exprType((Node *) inner_key) == InvalidOid)
 			continue;
 		if (!trace_column(&join->join.plan.lefttree,
-						  ((Var *) outer_key)->varattno, true, &sites,
-						  &attnos))
+						  ((Var *) outer_key)->varattno, true, 0.0, &t))
 			continue;
 		if (keys == NIL)
 		{
-			best_sites = sites;
-			best_attnos = list_make1(attnos);
+			best_sites = t.sites;
+			best_attnos = list_make1(t.attnos);
+			work = t.work;
 		}
-		else if (same_sites(sites, best_sites))
-			best_attnos = lappend(best_attnos, attnos);
+		else if (same_sites(t.sites, best_sites))
+			best_attnos = lappend(best_attnos, t.attnos);
 		else
 			continue;
 		keys = lappend_int(keys, i);
@@ -973,11 +1033,10 @@ consider_join(Surgery *s, HashJoin *join)
 	if (keys == NIL)
 		return;
 
-	/* a probe site right below the join is worth it only when it spills */
 	if (!plan_filter(outerPlan(hash)->plan_rows, &params))
 		return;
 	if (join_filter_mode != JOIN_FILTER_ALWAYS &&
-		!filter_pays(join, hash, best_sites))
+		!filter_pays(join, best_sites, work, &params))
 		return;
 
 	c = palloc0(sizeof(Candidate));
@@ -1190,6 +1249,15 @@ place_build(Surgery *s, Candidate *c)
 	outerPlan(c->hash) = &build->scan.plan;
 }
 
+static int
+by_selectivity(const ListCell *a, const ListCell *b)
+{
+	double		ma = match_fraction(((Candidate *) lfirst(a))->join);
+	double		mb = match_fraction(((Candidate *) lfirst(b))->join);
+
+	return ma < mb ? -1 : ma > mb ? 1 : 0;
+}
+
 static void
 add_join_filters(PlannedStmt *stmt)
 {
@@ -1205,7 +1273,12 @@ add_join_filters(PlannedStmt *stmt)
 	foreach(lc, stmt->subplans)
 		visit_plan(lfirst(lc), note_join, &s);
 
-	/* then the probes (their sites may be below a Hash that gets a build) */
+	/*
+	 * then the probes (their sites may be below a Hash that gets a build),
+	 * the most selective filter first: a probe node tests its filters in
+	 * the order they come, and a row stops at the first that fails
+	 */
+	list_sort(s.candidates, by_selectivity);
 	foreach(lc, s.candidates)
 	{
 		Candidate  *c = lfirst(lc);
