@@ -20,6 +20,11 @@
 #   BENCH_SHARED_BUFFERS  shared_buffers of the cluster (default 2GB: the 10M-row table is
 #                         about 1 GB, and a sequential scan of a table larger than a quarter of
 #                         shared buffers would otherwise read it from the OS cache every time)
+#   BENCH_JOIN_SCALE      size of the tables of the join-filter comparisons against the issue's
+#                         (default 1: 3 million probe rows, a 4-million-row fact table...); e.g.
+#                         0.1 for a quick run
+#   BENCH_ONLY            one SQL part alone, without the core micro-benchmarks: "urls"
+#                         (everything on the URL table) or "join" (the automatic join filters)
 #   BENCH_CORE_SIZES      item counts of the core benchmarks (default "1000000 100000000")
 #   BENCH_CORE_LOOKUPS    lookups per core figure (default 10000000)
 #   BENCH_CORE_BUDGET     seconds one variant may take at the larger size (default 120)
@@ -32,6 +37,8 @@ cd "$BF_ROOT"
 
 export BENCH_ROWS=${BENCH_ROWS:-10000000}
 export BENCH_REPEAT=${BENCH_REPEAT:-7}
+export BENCH_JOIN_SCALE=${BENCH_JOIN_SCALE:-1}
+export BENCH_ONLY=${BENCH_ONLY:-}
 CC=${CC:-cc}
 core_sizes=${BENCH_CORE_SIZES:-1000000 100000000}
 shared_buffers=${BENCH_SHARED_BUFFERS:-2GB}
@@ -49,7 +56,7 @@ bf_install
 # The peer for the build comparison.  Not a build or test dependency, so it is installed
 # here, and its absence only skips that one comparison.
 hll_control="$("$PG_CONFIG" --sharedir)/extension/hll.control"
-if [ ! -e "$hll_control" ]; then
+if [ ! -e "$hll_control" ] && [ "$BENCH_ONLY" != join ]; then
 	pkg=postgresql-$PG_MAJOR-hll
 	if bf_is_root && command -v apt-get >/dev/null; then
 		bf_say "installing $pkg (the peer of the build comparison)"
@@ -63,10 +70,12 @@ if [ ! -e "$hll_control" ]; then
 	fi
 fi
 
-bf_say "building the core benchmark build/bench/bench_core"
 mkdir -p build/bench
-"$CC" -std=c99 -O2 -Wall -Wextra -Isrc/core test/bench/bench_core.c src/core/*.c \
-	-lxxhash -lm -o build/bench/bench_core
+if [ -z "$BENCH_ONLY" ]; then
+	bf_say "building the core benchmark build/bench/bench_core"
+	"$CC" -std=c99 -O2 -Wall -Wextra -Isrc/core test/bench/bench_core.c src/core/*.c \
+		-lxxhash -lm -o build/bench/bench_core
+fi
 
 export BENCH_REPORT=$BF_ROOT/build/bench-report.txt
 {
@@ -74,7 +83,7 @@ export BENCH_REPORT=$BF_ROOT/build/bench-report.txt
 	echo "date:     $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 	echo "commit:   $(git -C "$BF_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$BF_ROOT" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo ' (with uncommitted changes)')"
 	echo "machine:  $(nproc) cores, $(awk '/^MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
-	echo "settings: BENCH_ROWS=$BENCH_ROWS BENCH_REPEAT=$BENCH_REPEAT shared_buffers=$shared_buffers"
+	echo "settings: BENCH_ROWS=$BENCH_ROWS BENCH_REPEAT=$BENCH_REPEAT BENCH_JOIN_SCALE=$BENCH_JOIN_SCALE${BENCH_ONLY:+ BENCH_ONLY=$BENCH_ONLY} shared_buffers=$shared_buffers"
 	echo "Timings share the machine with other work: read the ratios, each measured A/B side by side."
 } | tee "$BENCH_REPORT"
 
@@ -115,14 +124,18 @@ done
 rm -f "$BENCH_STARTED"
 sql_seconds=$(elapsed)
 
-{
-	echo
-	echo "== Core micro-benchmarks (test/bench/bench_core.c: $CC -std=c99 -O2, src/core/*.c, no PostgreSQL)"
-	t_core=$(date +%s)
-	# shellcheck disable=SC2086  # the sizes are words
-	build/bench/bench_core $core_sizes || { echo "bench_core failed"; exit 1; }
-	echo "(core part: $(($(date +%s) - t_core)) s)"
-} 2>&1 | tee -a "$BENCH_REPORT" || status=1
+if [ -z "$BENCH_ONLY" ]; then
+	{
+		echo
+		echo "== Core micro-benchmarks (test/bench/bench_core.c: $CC -std=c99 -O2, src/core/*.c, no PostgreSQL)"
+		t_core=$(date +%s)
+		# shellcheck disable=SC2086  # the sizes are words
+		build/bench/bench_core $core_sizes || { echo "bench_core failed"; exit 1; }
+		echo "(core part: $(($(date +%s) - t_core)) s)"
+	} 2>&1 | tee -a "$BENCH_REPORT" || status=1
+else
+	echo "(BENCH_ONLY=$BENCH_ONLY: no core micro-benchmarks)" | tee -a "$BENCH_REPORT"
+fi
 
 {
 	echo

@@ -2,8 +2,11 @@
 # scripts/bench_server.sh - the SQL half of "make bench", run by scripts/bench.sh inside a
 # throwaway cluster (pg_virtualenv sets PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE).
 # To run it against some other server, set those yourself (it creates and drops a database
-# bench_bloomfilter there):
+# bench_bloomfilter there, and sets session_preload_libraries on it, which needs a superuser):
 #     BENCH_ROWS=1000000 bash scripts/bench_server.sh
+# or run it in a throwaway cluster of your own, against the installed extension:
+#     BENCH_ONLY=join BENCH_JOIN_SCALE=0.1 BENCH_REPEAT=3 pg_virtualenv -t -v 15 \
+#         -o shared_buffers=2GB bash scripts/bench_server.sh
 #
 # Every figure is a ratio of two statements A and B measured alternately in this run, R
 # times, with the median of the per-pair ratios beside its target.  Timing never fails the
@@ -14,6 +17,11 @@
 #   BENCH_ROWS          rows of the URL table (default 10000000)
 #   BENCH_REPEAT        pairs per comparison (default 7)
 #   BENCH_LOOP_SECONDS  most seconds one single-add PL/pgSQL loop may take (default 20)
+#   BENCH_JOIN_SCALE    size of the tables of the join-filter comparisons against the issue's
+#                       (default 1: 3 million probe rows, a 4-million-row fact table, a
+#                       3-million-row dimension...); e.g. 0.1 for a quick run
+#   BENCH_ONLY          one part alone: "urls" (everything on the URL table) or "join" (the
+#                       automatic join filters); default both
 #   BENCH_REPORT        file the report is appended to as well
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -22,9 +30,17 @@ cd "$BF_ROOT"
 ROWS=${BENCH_ROWS:-10000000}
 REPEAT=${BENCH_REPEAT:-7}
 LOOP_SECONDS=${BENCH_LOOP_SECONDS:-20}
+JOIN_SCALE=${BENCH_JOIN_SCALE:-1}
+ONLY=${BENCH_ONLY:-}
 DB=bench_bloomfilter
 [[ $ROWS =~ ^[0-9]+$ ]] && [ "$ROWS" -ge 10000 ] || bf_die "BENCH_ROWS must be a number >= 10000 (got '$ROWS')"
 [[ $REPEAT =~ ^[0-9]+$ ]] && [ "$REPEAT" -ge 1 ] || bf_die "BENCH_REPEAT must be a number >= 1 (got '$REPEAT')"
+[[ $JOIN_SCALE =~ ^([0-9]+\.?[0-9]*|\.[0-9]+)$ ]] && awk -v s="$JOIN_SCALE" 'BEGIN { exit !(s > 0) }' ||
+	bf_die "BENCH_JOIN_SCALE must be a number > 0 (got '$JOIN_SCALE')"
+case $ONLY in
+"" | urls | join) ;;
+*) bf_die "BENCH_ONLY must be urls or join (got '$ONLY')" ;;
+esac
 
 # Serial comparisons: no parallel workers, no JIT (its compile time would land on one side)
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning -c jit=off -c max_parallel_workers_per_gather=0"
@@ -134,18 +150,41 @@ table() {
 }
 
 main() {
-	local t_all t0 N=$ROWS have_hll=0
+	local t_all
 	t_all=$(now)
 	if [ -n "${BENCH_STARTED:-}" ]; then touch "$BENCH_STARTED"; fi
 
-	heading "Set-up: $N generated URLs"
-	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+	heading "Set-up: database $DB"
+	# Every later session loads the library when it starts, so that the planner hook of the
+	# join filters sees a session's first statement too (a superuser's setting)
+	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" \
+		-c "ALTER DATABASE $DB SET session_preload_libraries = 'bloomfilter'"
 	psql_db -c "CREATE EXTENSION bloomfilter" -c "CREATE EXTENSION pg_prewarm" -f scripts/bench_setup.sql
-	if [ "$(psql_at -d "$DB" -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'hll'")" = 1 ]; then
+	echo "  server: $(psql_at -c 'SELECT version()')"
+	echo "  shared_buffers $(psql_at -c 'SHOW shared_buffers'), work_mem $(psql_at -c 'SHOW work_mem'), jit $(psql_at -c 'SHOW jit'), max_parallel_workers_per_gather $(psql_at -c 'SHOW max_parallel_workers_per_gather') (serial comparisons)"
+	echo "  parts: ${ONLY:-urls and join} (BENCH_ONLY)"
+
+	if [ "$ONLY" != join ]; then url_benchmarks; fi
+	if [ "$ONLY" != urls ]; then join_benchmarks; fi
+
+	heading "Summary (A and B: median ms; ratio: median of per-pair A/B)"
+	printf '%-40s %10s %10s %7s   %-11s  %s\n' "comparison" "A ms" "B ms" "ratio" "target" "verdict"
+	printf '%s\n' "${summary[@]}"
+	echo
+	echo "SQL part: $(secs_since "$t_all") s"
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
+	[ $failures -eq 0 ]
+}
+
+# Everything on the table urls of BENCH_ROWS generated URLs: building, probing, stored
+# filters, parallel builds, space, the false-positive rate, adding in a loop, row estimates
+url_benchmarks() {
+	local t0 N=$ROWS have_hll=0
+
+	heading "Set-up: $N generated URLs"
+	if [ "$(psql_at -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'hll'")" = 1 ]; then
 		psql_db -c "CREATE EXTENSION hll" && have_hll=1
 	fi
-	echo "  server: $(psql_at -c 'SELECT version()')"
-	echo "  shared_buffers $(psql_at -c 'SHOW shared_buffers'), jit $(psql_at -c 'SHOW jit'), max_parallel_workers_per_gather $(psql_at -c 'SHOW max_parallel_workers_per_gather') (serial comparisons)"
 
 	# Two sessions fill the table, one half each (this machine has two cores); the table is
 	# unlogged, so that neither the load nor the runs wait on WAL or checkpoints.
@@ -349,13 +388,210 @@ main() {
 		report_error "row estimate, constant filter" "$(cat "$errf")"
 	fi
 
-	heading "Summary (A and B: median ms; ratio: median of per-pair A/B)"
-	printf '%-40s %10s %10s %7s   %-11s  %s\n' "comparison" "A ms" "B ms" "ratio" "target" "verdict"
-	printf '%s\n' "${summary[@]}"
-	echo
-	echo "SQL part: $(secs_since "$t_all") s"
-	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
-	[ $failures -eq 0 ]
+	# shared buffers for the join tables
+	psql_at -c "DROP TABLE IF EXISTS urls, bench_filters" >/dev/null
+}
+
+# scaled N: N rows at BENCH_JOIN_SCALE (at least 100)
+scaled() {
+	awk -v n="$1" -v s="$JOIN_SCALE" 'BEGIN { v = int(n * s + 0.5); print (v < 100 ? 100 : v) }'
+}
+
+# The tables of the join comparisons, filled by two sessions at once (this machine has two
+# cores).  Unlogged and without indexes: the plans are the hash joins over sequential scans
+# that the join filters are for.  Keys come from bench.rnd, the same on every run.
+join_tables() {
+	local pids=() pid rc=0 i cols='' plan_tables='' tables=jf_plan0
+	# Each session adds half of jf_urls, the URLs of doc/performance.md's join pre-filter.
+	# The first makes jf_probe, 5 % of whose rows have a partner among jf_build's keys
+	# 1..build and the others a key above them (jf_build carries a 33-byte note, so that its
+	# hash table outgrows work_mem), and the large dimensions jf_customer and jf_supplier.
+	psql_db -c "CREATE UNLOGGED TABLE jf_urls (url text NOT NULL)"
+	psql_db -v probe="$J_PROBE" -v build="$J_BUILD" -v customers="$J_CUSTOMERS" \
+		-v suppliers="$J_SUPPLIERS" -v urls="$J_URLS" >/dev/null <<'SQL' &
+CREATE UNLOGGED TABLE jf_build AS
+SELECT k, md5(k::text) AS note FROM generate_series(1, :build) AS k;
+CREATE UNLOGGED TABLE jf_probe AS
+SELECT (CASE WHEN bench.rnd(i, 1) % 100 < 5 THEN 1 + bench.rnd(i, 2) % :build
+             ELSE :build + 1 + bench.rnd(i, 2) % (9 * :build) END)::int AS k,
+       (bench.rnd(i, 3) % 1000)::int AS amount
+FROM generate_series(1, :probe) AS i;
+CREATE UNLOGGED TABLE jf_customer AS
+SELECT i AS id, (bench.rnd(i, 4) % 25)::int AS segment FROM generate_series(1, :customers) AS i;
+CREATE UNLOGGED TABLE jf_supplier AS
+SELECT i AS id, (bench.rnd(i, 5) % 5)::int AS region FROM generate_series(1, :suppliers) AS i;
+VACUUM (FREEZE, ANALYZE) jf_build, jf_probe, jf_customer, jf_supplier;
+INSERT INTO jf_urls SELECT bench.url(i) FROM generate_series(1, :urls / 2) AS i;
+SQL
+	pids+=($!)
+	# The second: jf_sales, the fact table of both star joins (a day of the two years of
+	# jf_date, a customer and a supplier of the large dimensions and of the small ones), the
+	# small dimensions and jf_date, and jf_hot, a tenth of whose URLs are in jf_urls
+	psql_db -v sales="$J_SALES" -v customers="$J_CUSTOMERS" -v suppliers="$J_SUPPLIERS" \
+		-v small_customers="$J_SMALL_CUSTOMERS" -v small_suppliers="$J_SMALL_SUPPLIERS" \
+		-v urls="$J_URLS" -v hot="$J_HOT" >/dev/null <<'SQL' &
+CREATE UNLOGGED TABLE jf_sales AS
+SELECT (1 + bench.rnd(i, 6) % :customers)::int AS customer_id,
+       (1 + bench.rnd(i, 7) % :suppliers)::int AS supplier_id,
+       (1 + bench.rnd(i, 8) % :small_customers)::int AS small_customer_id,
+       (1 + bench.rnd(i, 9) % :small_suppliers)::int AS small_supplier_id,
+       (1 + bench.rnd(i, 10) % 731)::int AS date_id,
+       (bench.rnd(i, 11) % 1000)::int AS amount
+FROM generate_series(1, :sales) AS i;
+CREATE UNLOGGED TABLE jf_date AS
+SELECT i AS id, date '2022-12-31' + i AS day FROM generate_series(1, 731) AS i;
+CREATE UNLOGGED TABLE jf_small_customer AS
+SELECT i AS id, (bench.rnd(i, 4) % 25)::int AS segment FROM generate_series(1, :small_customers) AS i;
+CREATE UNLOGGED TABLE jf_small_supplier AS
+SELECT i AS id, (bench.rnd(i, 5) % 5)::int AS region FROM generate_series(1, :small_suppliers) AS i;
+CREATE UNLOGGED TABLE jf_hot AS
+SELECT bench.url(i * 10) AS url FROM generate_series(1, :hot / 10) AS i
+UNION ALL
+SELECT bench.url(:urls + i) FROM generate_series(1, :hot - :hot / 10) AS i;
+VACUUM (FREEZE, ANALYZE) jf_sales, jf_date, jf_small_customer, jf_small_supplier, jf_hot;
+INSERT INTO jf_urls SELECT bench.url(i) FROM generate_series(:urls / 2 + 1, :urls) AS i;
+SQL
+	pids+=($!)
+	for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+	[ $rc = 0 ] || return 1
+	psql_db -c "VACUUM (FREEZE, ANALYZE) jf_urls"
+
+	# ten small tables for the planning time: jf_plan0 (100 rows) with a key of each of
+	# jf_plan1 .. jf_plan9 (10 rows each)
+	for i in 1 2 3 4 5 6 7 8 9; do
+		cols+="${cols:+, }(1 + bench.rnd(i, $((20 + i))) % 10)::int AS d$i"
+		plan_tables+="CREATE UNLOGGED TABLE jf_plan$i AS SELECT i AS id, 'item ' || i AS name FROM generate_series(1, 10) AS i; "
+		tables+=", jf_plan$i"
+	done
+	psql_db -c "CREATE UNLOGGED TABLE jf_plan0 AS SELECT $cols FROM generate_series(1, 100) AS i; $plan_tables" \
+		-c "VACUUM (FREEZE, ANALYZE) $tables"
+}
+
+# join_plan QUERY: the plan of QUERY with join filters on, with the rows each node returned
+# (and removed)
+join_plan() {
+	local out
+	if ! out=$(psql_at -v q="$1" -v s="$JF_ON" 2>"$errf" <<'SQL'
+SELECT * FROM bench.explain(:'q', 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF', :'s');
+SQL
+	); then
+		report_error "plan of $1" "$(cat "$errf")"
+		return 1
+	fi
+	echo "  plan of A (EXPLAIN ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF):"
+	sed 's/^/    /' <<<"$out"
+}
+
+# join_rows NAME QUERY_A QUERY_B: do QUERY_A with join filters on and QUERY_B with them off
+# return the same rows?  A difference is a failure of the run.
+join_rows() {
+	local out same a_rows b_rows a_first b_first
+	if ! out=$(psql_at -v qa="$2" -v qb="$3" -v sa="$JF_ON" -v sb="$JF_OFF" 2>"$errf" <<'SQL'
+SELECT same, a_rows, b_rows, a_first, b_first FROM bench.same_rows(:'qa', :'qb', :'sa', :'sb');
+SQL
+	); then
+		report_error "$1: rows" "$(cat "$errf")"
+		return 1
+	fi
+	IFS='|' read -r same a_rows b_rows a_first b_first <<<"$out"
+	JOIN_CHECKED=$((JOIN_CHECKED + 1))
+	if [ "$same" = t ]; then
+		echo "  rows: the same with A and B ($a_rows; the first in text order: $a_first)"
+	else
+		echo "  DIFFERENT ROWS: A $a_rows (the first in text order: $a_first), B $b_rows (the first: $b_first)"
+		JOIN_DIFFERENT+=("$1")
+		failures=$((failures + 1))
+	fi
+}
+
+# join_compare NAME TARGET QUERY_A QUERY_B [plan]: compare with join filters on for A and
+# off for B, then the rows of both; with "plan", also A's plan
+join_compare() {
+	compare "$1" "<=" "$2" "$3" "$4" "$JF_ON" "$JF_OFF" || return 0
+	if [ "${5:-}" = plan ]; then join_plan "$3" || true; fi
+	join_rows "$1" "$3" "$4" || true
+}
+
+# Automatic Bloom join filters (doc/join-filters-design.md): the same query with
+# bloomfilter.join_filter on (A) and off (B), serial, at the default work_mem; the targets
+# are the issue's
+join_benchmarks() {
+	local t0 i q10 from where
+	J_PROBE=$(scaled 3000000)
+	J_BUILD=$(scaled 300000)
+	J_SALES=$(scaled 4000000)
+	J_CUSTOMERS=$(scaled 3000000)
+	J_SUPPLIERS=$(scaled 200000)
+	J_SMALL_CUSTOMERS=$(scaled 30000)
+	J_SMALL_SUPPLIERS=$(scaled 2000)
+	J_URLS=$(scaled 3000000)
+	J_HOT=$(scaled 300000)
+	JOIN_CHECKED=0
+	JOIN_DIFFERENT=()
+
+	heading "Set-up: the tables of the join comparisons (BENCH_JOIN_SCALE=$JOIN_SCALE)"
+	t0=$(now)
+	join_tables || bf_die "could not make the tables of the join comparisons"
+	echo "  CREATE TABLE AS and VACUUM (FREEZE, ANALYZE), two sessions: $(secs_since "$t0") s"
+	step "pg_prewarm" "SELECT format('pg_prewarm: %s blocks of the jf_ tables read into shared buffers', sum(pg_prewarm(oid)))
+		 FROM pg_class WHERE relname LIKE 'jf\_%' AND relkind = 'r'"
+	table "join tables" "SELECT relname AS table, bench.count_rows(oid) AS rows, pg_size_pretty(pg_table_size(oid)) AS size
+		 FROM pg_class WHERE relname LIKE 'jf\_%' AND relkind = 'r' AND relname NOT LIKE 'jf\_plan_' ORDER BY relname"
+	echo "  and jf_plan0 (100 rows) .. jf_plan9 (10 rows each)"
+	echo "  (set-up of the join tables: $(secs_since "$t0") s)"
+	psql_at -c "CHECKPOINT" >/dev/null
+
+	heading "Automatic join filters (each: $REPEAT pairs, A: bloomfilter.join_filter = on, B: off)"
+	if [ "$(psql_at -c "SELECT count(*) FROM pg_settings WHERE name = 'bloomfilter.join_filter'")" = 1 ]; then
+		JF_ON="bloomfilter.join_filter=on"
+		JF_OFF="bloomfilter.join_filter=off"
+	else
+		echo "  note: the installed extension has no setting bloomfilter.join_filter (the join filters"
+		echo "  are not built yet): A and B run with the same settings, and should take the same time"
+		JF_ON=
+		JF_OFF=
+	fi
+	echo "  serial plans, work_mem $(psql_at -c 'SHOW work_mem') (hash joins may use $(psql_at -c 'SHOW hash_mem_multiplier') x that); times taken in the"
+	echo "  server around EXECUTE of the statement, planning included; ratio = median of per-pair A/B"
+
+	join_compare "join filter: spilling hash join" 0.4 \
+		"SELECT count(*), sum(p.amount), sum(length(b.note)) FROM jf_probe p JOIN jf_build b ON b.k = p.k" \
+		"SELECT count(*), sum(p.amount), sum(length(b.note)) FROM jf_probe p JOIN jf_build b ON b.k = p.k" plan
+
+	local star="SELECT count(*), sum(f.amount) FROM jf_sales f
+		JOIN jf_customer c ON c.id = f.customer_id JOIN jf_supplier s ON s.id = f.supplier_id
+		JOIN jf_date d ON d.id = f.date_id
+		WHERE c.segment = 7 AND s.region = 2 AND d.day >= date '2024-01-01'"
+	star=$(printf '%s' "$star" | tr -s '\t\n' ' ')
+	join_compare "join filter: star, large dimensions" 0.5 "$star" "$star" plan
+
+	star=${star//jf_customer c ON c.id = f.customer_id/jf_small_customer c ON c.id = f.small_customer_id}
+	star=${star//jf_supplier s ON s.id = f.supplier_id/jf_small_supplier s ON s.id = f.small_supplier_id}
+	join_compare "join filter: star, small dimensions" 1.03 "$star" "$star"
+
+	local fk="SELECT c.segment, count(*), sum(f.amount) FROM jf_sales f JOIN jf_customer c ON c.id = f.customer_id GROUP BY c.segment"
+	join_compare "join filter: FK join, every row matches" 1.03 "$fk" "$fk"
+
+	local hot="SELECT count(*) FROM jf_urls v JOIN jf_hot h USING (url)"
+	join_compare "join filter: urls/hot vs hand pre-filter" 1.10 "$hot" \
+		"$hot WHERE (SELECT bloomfilter_agg(url, $J_HOT, 0.01) FROM jf_hot) @> v.url"
+
+	from="jf_plan0 f"
+	where=
+	for i in 1 2 3 4 5 6 7 8 9; do
+		from+=", jf_plan$i d$i"
+		where+="${where:+ AND }d$i.id = f.d$i"
+	done
+	q10="SELECT count(*), sum(length(d1.name || d9.name)) FROM $from WHERE $where"
+	if compare "join filter: planning, 10-table join" "<=" 1.10 "EXPLAIN $q10" "EXPLAIN $q10" "$JF_ON" "$JF_OFF"; then
+		join_rows "join filter: planning, 10-table join" "$q10" "$q10" || true
+	fi
+
+	if [ ${#JOIN_DIFFERENT[@]} = 0 ]; then
+		summary+=("$(printf '%-40s same rows in %d queries' "join filter: rows, on vs off" "$JOIN_CHECKED")")
+	else
+		summary+=("$(printf '%-40s DIFFERENT ROWS: %s' "join filter: rows, on vs off" "${JOIN_DIFFERENT[*]}")")
+	fi
 }
 
 if [ -n "${BENCH_REPORT:-}" ]; then

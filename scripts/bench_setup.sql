@@ -67,7 +67,8 @@ END
 $$;
 
 -- EXPLAIN ANALYZE of q under settings: the warm-up run of a comparison.  Returns the
--- parallel workers launched (summed over Gather nodes).
+-- parallel workers launched (summed over Gather nodes).  A q that is itself an EXPLAIN
+-- (a comparison of planning times) is run as it is, and launches none.
 CREATE FUNCTION bench.workers_launched(q text, settings text)
 RETURNS int
 LANGUAGE plpgsql AS $$
@@ -77,6 +78,11 @@ DECLARE
 	launched int;
 BEGIN
 	SELECT * INTO s FROM bench.apply_settings(settings);
+	IF q ~* '^\s*explain\M' THEN
+		EXECUTE q INTO plan;
+		PERFORM bench.restore_settings(s.names, s.saved);
+		RETURN 0;
+	END IF;
 	EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF, FORMAT JSON) ' || q INTO plan;
 	PERFORM bench.restore_settings(s.names, s.saved);
 	SELECT coalesce(sum(w::text::int), 0) INTO launched
@@ -226,5 +232,63 @@ BEGIN
 	IF adds = nadds THEN
 		same_filter := f = g AND g = h;
 	END IF;
+END
+$$;
+
+-- A non-negative pseudo-random number, the same for the same i and seed on every run and
+-- platform (the tables of the join comparisons)
+CREATE FUNCTION bench.rnd(i bigint, seed bigint)
+RETURNS bigint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN hashint8extended(i, seed) & 9223372036854775807;
+
+-- The rows of table t, counted
+CREATE FUNCTION bench.count_rows(t regclass)
+RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
+BEGIN
+	EXECUTE format('SELECT count(*) FROM %s', t) INTO n;
+	RETURN n;
+END
+$$;
+
+-- The lines of EXPLAIN (options) q under settings
+CREATE FUNCTION bench.explain(q text, options text, settings text DEFAULT '')
+RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	s record;
+	line text;
+BEGIN
+	SELECT * INTO s FROM bench.apply_settings(settings);
+	FOR line IN EXECUTE format('EXPLAIN (%s) %s', options, q) LOOP
+		RETURN NEXT line;
+	END LOOP;
+	PERFORM bench.restore_settings(s.names, s.saved);
+END
+$$;
+
+-- Do qa under settings_a and qb under settings_b return the same rows (as multisets)?
+-- Also their row counts and, for the report, the first row of each in text order.
+CREATE FUNCTION bench.same_rows(qa text, qb text, settings_a text, settings_b text,
+	OUT same boolean, OUT a_rows bigint, OUT b_rows bigint,
+	OUT a_first text, OUT b_first text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	s record;
+	a_md5 text;
+	b_md5 text;
+	digest constant text := 'SELECT count(*), md5(string_agg(r::text, E''\n'' ORDER BY r::text)),
+		min(r::text) FROM (%s) AS r';
+BEGIN
+	SELECT * INTO s FROM bench.apply_settings(settings_a);
+	EXECUTE format(digest, qa) INTO a_rows, a_md5, a_first;
+	PERFORM bench.restore_settings(s.names, s.saved);
+	SELECT * INTO s FROM bench.apply_settings(settings_b);
+	EXECUTE format(digest, qb) INTO b_rows, b_md5, b_first;
+	PERFORM bench.restore_settings(s.names, s.saved);
+	same := a_rows = b_rows AND a_md5 IS NOT DISTINCT FROM b_md5;
 END
 $$;

@@ -2,8 +2,8 @@
 # test/cluster/readme.sh - what README.md's tour and "Choosing parameters" show is what the
 # extension does.
 #
-# In a database of its own, runs every ```sql block of the README sections "A five-minute tour"
-# and "Choosing parameters" in order, exactly as written, and checks:
+# In a database of its own, runs every ```sql block of the README sections "A five-minute tour",
+# "Choosing parameters" and "Automatic join filters" in order, exactly as written, and checks:
 #   - a block followed by an output block (``` without a language) prints that output, byte for
 #     byte (psql's aligned format without the row-count footer);
 #   - a line "SELECT ...;  -- value" prints value (its first word: "9585059 (classic)" is
@@ -12,7 +12,8 @@
 #     and bloomfilter_plan at a million items, and the lower bound log2(1/p);
 #   - the figures in the prose: the bits per item of each variant at 0.1 %, the fingerprint
 #     widths of cuckoo at 1 %, 0.1 % and 0.01 %, classic's capacity of 999,176, and the tour's
-#     sizes (the URLs' text, the filter in KB).
+#     sizes (the URLs' text, the filter in KB);
+#   - the join filters' default (on) and the rows the join example's probe removes.
 # Runs against the server the PG* environment variables point at, where the extension is
 # installed.  Prints one PASS or FAIL line; exits non-zero on failure.
 
@@ -40,7 +41,8 @@ rv() { qa -d "$DB" "$@"; }
 # The two sections, split into numbered files: block.N.sql, and block.N.out when an output
 # block follows it
 awk -v dir="$WORK" '
-	/^## / { on = ($0 == "## A five-minute tour" || $0 == "## Choosing parameters") }
+	/^## / { on = ($0 == "## A five-minute tour" || $0 == "## Choosing parameters" ||
+	            $0 == "## Automatic join filters") }
 	!on { next }
 	/^```sql$/ { n++; file = dir "/block." n ".sql"; last = "sql"; inside = 1; next }
 	/^```$/ && inside { inside = 0; next }
@@ -122,6 +124,20 @@ grep -qF '100,000 URLs (about 3.3 MB of text) fit in 121 KB' paragraphs || die "
 got=$(rv -c "SELECT round(sum(octet_length(url)) / 1e6, 1) || ' ' || round(bytes / 1024.0)
 		FROM urls, seen, bloomfilter_info(f) WHERE crawl = 1 GROUP BY bytes")
 check "README: the URLs are 3.3 MB of text and the filter 121 KB (got $got)" [ "$got" = "3.3 121" ]
+
+# Automatic join filters: the default, the rows the example's probe removes
+got=$(qa -d "$DB" -c "LOAD 'bloomfilter'" -c "SHOW bloomfilter.join_filter")
+check "README: bloomfilter.join_filter is on by default (got $got)" [ "$got" = on ]
+grep -qF 'the 22,200 of the 111 hosts whose name starts with `example1`' paragraphs ||
+	die "the README lacks its join example's sizes"
+got=$(rv -c "SELECT count(*) FROM hot")
+check "README: the join example's hot table has 22,200 URLs (got $got)" [ "$got" = 22200 ]
+grep -qF '(77,040 of the 77,800 URLs of other hosts here: the other 760 are the 1 % false positives)' paragraphs ||
+	die "the README lacks the rows its join example removes"
+got=$(qa -d "$DB" -c "LOAD 'bloomfilter'" -c "SET max_parallel_workers_per_gather = 0" \
+	-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) SELECT count(*) FROM urls u JOIN hot h ON h.url = u.url" |
+	sed -n 's/.*"Rows Removed by Bloom Join Filter": \([0-9]*\).*/\1/p')
+check "README: the join example's probe removes 77,040 rows (got $got)" [ "$got" = 77040 ]
 
 t1=$EPOCHREALTIME
 finish "the README's tour and parameters, $checked results and $rows table rows as written" \
