@@ -658,6 +658,14 @@ static set_rel_pathlist_hook_type prev_pathlist_hook = NULL;
 static List *fdw_params = NIL;	/* FdwParams of the statement in planning */
 static Oid	filter_type = InvalidOid;	/* bloomfilter's type, once looked up */
 static bool filter_type_known = false;	/* ... in this planning */
+/*
+ * Plannings under way that join_filter_planner will post-process: a
+ * placeholder is added only then (the library may be loaded in the middle
+ * of a planning, by the first call of one of its functions, or another
+ * planner_hook may bypass this one; a placeholder left in a plan would
+ * fail at run time)
+ */
+static int	planning_depth = 0;
 static Oid	filter_nsp = InvalidOid;	/* ... and its schema */
 
 /* The type bloomfilter in this database, or InvalidOid; sets filter_nsp */
@@ -801,7 +809,8 @@ fdw_pathlist_hook(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 	if (prev_pathlist_hook)
 		prev_pathlist_hook(root, rel, rti, rte);
-	if (join_filter_mode == JOIN_FILTER_OFF || rte->rtekind != RTE_RELATION ||
+	if (planning_depth == 0 ||
+		join_filter_mode == JOIN_FILTER_OFF || rte->rtekind != RTE_RELATION ||
 		rte->relkind != RELKIND_FOREIGN_TABLE || !OidIsValid(rel->serverid))
 		return;
 	if (!filter_type_known)
@@ -1332,6 +1341,7 @@ join_filter_planner(Query *parse, const char *query_string, int cursorOptions,
 	/* (the planner plans queries of SQL functions inside this one) */
 	fdw_params = NIL;
 	filter_type_known = false;
+	planning_depth++;
 	PG_TRY();
 	{
 		if (prev_planner_hook)
@@ -1346,6 +1356,7 @@ join_filter_planner(Query *parse, const char *query_string, int cursorOptions,
 	}
 	PG_FINALLY();
 	{
+		planning_depth--;
 		fdw_params = outer_params;
 		filter_type_known = outer_known;
 	}

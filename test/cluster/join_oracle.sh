@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# bf-timeout: 600
+# test/cluster/join_oracle.sh - a differential oracle for automatic Bloom join filters: random
+# join queries give the same answers with bloomfilter.join_filter off, on and always.
+#
+# test/oracle/join_oracle.py (see its header) builds fact and dimension tables whose join keys
+# come in every type the filters hash (int2/int4/int8 across types, numeric 1.5 = 1.500, float8
+# -0 and NaN, text = varchar, a nondeterministic ICU collation, uuid, two columns at once, long
+# keys in TOAST), with NULLs, duplicates and heavy hitters, a partitioned and an inheritance
+# fact; then runs seeded random queries (test/oracle/join_gen.py: every join type, star joins,
+# EXISTS / IN and their negations, subqueries, UNION ALL, CTEs, LATERAL and correlated
+# subqueries, nested loops, generic plans of prepared statements, ORDER BY ... LIMIT,
+# aggregates, UPDATE / DELETE / INSERT with a join; quals that fail on some rows; small
+# work_mem) with the filters off, on and always, serial and under forced parallel plans with and
+# without the leader, and compares rows, SQLSTATEs and the tables written.  It fails on any
+# difference, on a lost connection or SQLSTATE XX000, on a join filter in a plan where none may
+# be, when too few queries got a filter, and when the part of the server log written during the
+# run shows a crash.
+#
+# Environment (all optional):
+#   ORACLE_SEED         seed of the run (default 1; printed)
+#   ORACLE_QUERIES      number of queries (default 700, 2 to 3 minutes; more for a long run)
+#   ORACLE_REPLAY       run query N alone and print its SQL, plans and results
+#   ORACLE_MAX_REPORTS  mismatches printed in full (default 5)
+#
+# Run by scripts/server-tests.sh; by hand, inside pg_virtualenv:
+#     createdb x; PGDATABASE=x bash test/cluster/join_oracle.sh
+#     createdb y; PGDATABASE=y ORACLE_SEED=7 ORACLE_REPLAY=123 bash test/cluster/join_oracle.sh
+# Needs /usr/bin/python3 with psycopg2 (Debian: python3-psycopg2).  Prints one PASS or FAIL
+# line; exits non-zero on failure.
+
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+
+: "${PGDATABASE:?set PGDATABASE to an empty database}"
+ROOT=${BF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+PY=/usr/bin/python3
+export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the source tree
+
+if ! "$PY" -c 'import psycopg2' 2>/dev/null; then
+	echo "FAIL join_oracle: $PY cannot import psycopg2 (Debian package python3-psycopg2;" \
+		"install it with: apt-get install python3-psycopg2)"
+	exit 1
+fi
+
+# internal errors are logged with their SQLSTATE; the planner hook is the library's, which
+# every new session loads (and its parallel workers with it)
+q -c "ALTER DATABASE \"$PGDATABASE\" SET log_error_verbosity = verbose" \
+	-c "ALTER DATABASE \"$PGDATABASE\" SET session_preload_libraries = 'bloomfilter'"
+
+logfile=$(q -At -c "SELECT coalesce(pg_current_logfile(), '')")
+if [ -n "$logfile" ] && [ "${logfile#/}" = "$logfile" ]; then
+	logfile="$(q -At -c "SHOW data_directory")/$logfile"
+fi
+if [ -z "$logfile" ] && command -v pg_lsclusters >/dev/null; then
+	logfile=$(pg_lsclusters -h 2>/dev/null | awk -v port="${PGPORT:-5432}" '$3 == port { print $7; exit }')
+fi
+if [ -n "$logfile" ] && [ -r "$logfile" ]; then
+	log_start=$(stat -c %s "$logfile")
+else
+	echo "note: the server log cannot be read here (${logfile:-not found}); only the sessions" \
+		"show a crash"
+	logfile=""
+fi
+
+# a parallel worker loads the library from disk: one installed during the run would meet the
+# leader's older copy
+lib="$("${PG_CONFIG:-pg_config}" --pkglibdir)/bloomfilter.so"
+lib_before=$(stat -c %Y "$lib" 2>/dev/null || true)
+
+rc=0
+"$PY" "$ROOT/test/oracle/join_oracle.py" || rc=$?
+
+if [ "$(stat -c %Y "$lib" 2>/dev/null || true)" != "$lib_before" ]; then
+	echo "note: $lib was installed again during the run: a difference or an error may come of" \
+		"two versions at once; run again"
+fi
+
+if [ -n "$logfile" ]; then
+	sleep 1 # the postmaster's report of a crashed backend
+	bad=$(tail -c +$((log_start + 1)) "$logfile" |
+		grep -E 'terminated by signal|server process .* was terminated|PANIC|terminating connection because of crash|ERROR:  XX000' || true)
+	if [ -n "$bad" ]; then
+		echo "FAIL join_oracle: the server log shows a crash or an internal error:"
+		echo "$bad" | head -10
+		rc=1
+	fi
+fi
+exit $rc
