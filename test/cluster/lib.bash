@@ -11,6 +11,9 @@
 #   expect STATUS FRAGMENT CMD...  runs CMD (output in out.txt, err.txt of the current
 #                       directory); dies unless it exits STATUS with FRAGMENT in its stderr
 #   fail                0, or 1 once something failed: the test's exit status
+#   log_watch           notes where the server log ends now (sets logfile, log_start)
+#   log_crashes         what the server log gained since log_watch that shows a crash or an
+#                       internal error (XX000), or nothing
 #   finish PASSED FAILED  the test's last line, "PASS: <test>: PASSED (N s)" or "FAIL: <test>:
 #                       FAILED (N s)" as fail says, N the seconds from $t0 to $t1 (both taken
 #                       from $EPOCHREALTIME by the test); exits with fail
@@ -55,4 +58,28 @@ finish() {
 		echo "FAIL: $bf_test: $2 ($secs s)"
 	fi
 	exit $fail
+}
+
+log_watch() {
+	logfile=$(q -At -c "SELECT coalesce(pg_current_logfile(), '')")
+	if [ -n "$logfile" ] && [ "${logfile#/}" = "$logfile" ]; then
+		logfile="$(q -At -c "SHOW data_directory")/$logfile"
+	fi
+	if [ -z "$logfile" ] && command -v pg_lsclusters >/dev/null; then
+		logfile=$(pg_lsclusters -h 2>/dev/null | awk -v port="${PGPORT:-5432}" '$3 == port { print $7; exit }')
+	fi
+	if [ -n "$logfile" ] && [ -r "$logfile" ]; then
+		log_start=$(stat -c %s "$logfile")
+	else
+		echo "note: the server log cannot be read here (${logfile:-not found}); only the sessions" \
+			"show a crash"
+		logfile=""
+	fi
+}
+
+log_crashes() {
+	[ -n "$logfile" ] || return 0
+	sleep 1 # the postmaster's report of a crashed backend
+	tail -c +$((log_start + 1)) "$logfile" |
+		grep -E 'terminated by signal|server process .* was terminated|PANIC|terminating connection because of crash|ERROR:  XX000' || true
 }

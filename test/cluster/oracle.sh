@@ -49,32 +49,15 @@ fi
 # internal errors are logged with their SQLSTATE
 q -c "ALTER DATABASE \"$PGDATABASE\" SET log_error_verbosity = verbose"
 
-logfile=$(q -At -c "SELECT coalesce(pg_current_logfile(), '')")
-if [ -n "$logfile" ] && [ "${logfile#/}" = "$logfile" ]; then
-	logfile="$(q -At -c "SHOW data_directory")/$logfile"
-fi
-if [ -z "$logfile" ] && command -v pg_lsclusters >/dev/null; then
-	logfile=$(pg_lsclusters -h 2>/dev/null | awk -v port="${PGPORT:-5432}" '$3 == port { print $7; exit }')
-fi
-if [ -n "$logfile" ] && [ -r "$logfile" ]; then
-	log_start=$(stat -c %s "$logfile")
-else
-	echo "note: the server log cannot be read here (${logfile:-not found}); only the sessions" \
-		"show a crash"
-	logfile=""
-fi
+log_watch
 
 rc=0
 "$PY" "$ROOT/test/oracle/oracle.py" || rc=$?
 
-if [ -n "$logfile" ]; then
-	sleep 1 # the postmaster's report of a crashed backend
-	bad=$(tail -c +$((log_start + 1)) "$logfile" |
-		grep -E 'terminated by signal|server process .* was terminated|PANIC|terminating connection because of crash|ERROR:  XX000' || true)
-	if [ -n "$bad" ]; then
-		echo "FAIL oracle: the server log shows a crash or an internal error:"
-		echo "$bad" | head -10
-		rc=1
-	fi
+bad=$(log_crashes)
+if [ -n "$bad" ]; then
+	echo "FAIL oracle: the server log shows a crash or an internal error:"
+	echo "$bad" | head -10
+	rc=1
 fi
 exit $rc
