@@ -19,7 +19,7 @@
 #
 # Environment (all optional):
 #   ORACLE_SEED         seed of the run (default 1; printed)
-#   ORACLE_QUERIES      number of queries (default 700, 2 to 3 minutes; more for a long run)
+#   ORACLE_QUERIES      number of queries (default 400, about a minute; more for a long run)
 #   ORACLE_REPLAY       run query N alone and print its SQL, plans and results
 #   ORACLE_MAX_REPORTS  mismatches printed in full (default 5)
 #

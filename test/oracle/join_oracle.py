@@ -26,7 +26,7 @@ printed say how many probes dropped rows, how many hash joins with a filter spil
 and how often the guard of 'on' paused a filter).  A lost connection (a crash) or an SQLSTATE
 XX000 fails the run at once.
 
-Environment: ORACLE_SEED (default 1), ORACLE_QUERIES (default 700), ORACLE_REPLAY (a query
+Environment: ORACLE_SEED (default 1), ORACLE_QUERIES (default 400), ORACLE_REPLAY (a query
 number: run that one alone and print its SQL, plans and results), ORACLE_MAX_REPORTS
 (mismatches printed in full, default 5).  Connects through the PG* variables; the database must
 load the library in every session (session_preload_libraries, which join_oracle.sh sets).  Exit
@@ -46,7 +46,7 @@ from oracle import (Crash, Failed, connect, diff, is_lost, norm_row,  # noqa: E4
                     row_key, say, short)
 
 SEED = os.environ.get('ORACLE_SEED', '1')
-NQ = int(os.environ.get('ORACLE_QUERIES', '700'))
+NQ = int(os.environ.get('ORACLE_QUERIES', '400'))
 REPLAY = os.environ.get('ORACLE_REPLAY', '')
 MAX_REPORTS = int(os.environ.get('ORACLE_MAX_REPORTS', '5'))
 
