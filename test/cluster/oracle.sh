@@ -18,7 +18,7 @@
 #
 # Environment (all optional):
 #   ORACLE_SEED      seed of the run (default 1; printed)
-#   ORACLE_QUERIES   number of queries (default 2000; e.g. 50000 for a long run)
+#   ORACLE_QUERIES   number of queries (default 1200; e.g. 50000 for a long run)
 #   ORACLE_EPQ       number of EvalPlanQual cases (default 20)
 #   ORACLE_REPLAY    run query N alone (or epq:N) and print its SQL, plans and results
 #   ORACLE_SKIP      comma-separated classes of queries to leave out (gen.py's CLASSES:

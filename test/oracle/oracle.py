@@ -26,7 +26,7 @@ queries that used each scan are printed; the run fails if a scan was used by too
 cannot silently compare plain plans with plain plans).  A lost connection (a crash) or an
 SQLSTATE XX000 anywhere fails the run at once.
 
-Environment: ORACLE_SEED (default 1), ORACLE_QUERIES (default 2000), ORACLE_EPQ (EvalPlanQual
+Environment: ORACLE_SEED (default 1), ORACLE_QUERIES (default 1200), ORACLE_EPQ (EvalPlanQual
 cases, default 20), ORACLE_REPLAY (a query number, or epq:N: run that one alone and print
 everything), ORACLE_SKIP (comma-separated classes of gen.CLASSES to leave out),
 ORACLE_MAX_REPORTS (mismatches printed in full, default 5).  Connects through the PG*
@@ -48,7 +48,7 @@ from gen import CLASSES, make_query  # noqa: E402
 from epq import RESET, make_epq  # noqa: E402
 
 SEED = os.environ.get('ORACLE_SEED', '1')
-NQ = int(os.environ.get('ORACLE_QUERIES', '2000'))
+NQ = int(os.environ.get('ORACLE_QUERIES', '1200'))
 NEPQ = int(os.environ.get('ORACLE_EPQ', '20'))
 REPLAY = os.environ.get('ORACLE_REPLAY', '')
 SKIP = {s for s in os.environ.get('ORACLE_SKIP', '').replace(' ', ',').split(',') if s}
