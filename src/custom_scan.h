@@ -7,8 +7,12 @@
 
 #include "postgres.h"
 
+#include "nodes/execnodes.h"
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
+#include "nodes/plannodes.h"
+
+#include "bf.h"
 
 /*
  * A custom scan's plan methods, with what custom_state_new needs to make
@@ -28,5 +32,25 @@ extern CustomPath *custom_path_like(const Path *like,
 extern CustomScan *custom_scan_of(const CustomPath *best_path, List *tlist,
 								  const CustomScanKind *kind);
 extern Node *custom_state_new(CustomScan *cscan);
+
+/*
+ * join_filter.c: the join filters a probe site tests, for the join probe
+ * node and the join scan (prefetch_scan.c), which stands in for a
+ * sequential scan that is a probe site
+ */
+struct ExplainState;
+typedef struct JoinProbe JoinProbe;
+
+extern JoinProbe *join_probe_begin(List *tests, EState *estate);
+extern bool join_probe_hashes_ahead(const JoinProbe *jp);
+extern bool join_probe_hash(JoinProbe *jp, TupleTableSlot *slot, bf_hash *h);
+extern bool join_probe_passes(JoinProbe *jp, TupleTableSlot *slot,
+							  const bf_hash *first, bool first_null);
+extern void join_probe_explain(JoinProbe *jp, CustomScanState *node,
+							   List *tests, List *key_exprs, List *ancestors,
+							   struct ExplainState *es);
+
+/* prefetch_scan.c: the join scan in place of 'scan' under 'probe', or NULL */
+extern Plan *join_scan_for(Plan *scan, CustomScan *probe, List *rtable);
 
 #endif							/* BLOOMFILTER_CUSTOM_SCAN_H */

@@ -152,8 +152,9 @@ typedef struct JoinFilter
  * One key column's hash function, with the join's collation.  Where the
  * join's equality is equality of values or bytes (the integer family, text
  * and varchar under a deterministic collation, bytea, uuid) a key is hashed
- * as the extension hashes elements (XXH3, integers of every width alike),
- * which is faster than PostgreSQL's own hash functions; every other key by
+ * by the extension's own hashes (XXH3 of the bytes; a 64-bit mix of an
+ * integer's value, alike for every width), which are faster than
+ * PostgreSQL's own hash functions and call no SQL function; every other key by
  * its hash operator family's extended hash function, through fmgr.  Both
  * sides of one key column hash alike, since their functions belong to one
  * family.
@@ -222,17 +223,27 @@ split_hash(uint64 h)
 	return out;
 }
 
+/*
+ * An integer key, of any width: the same two halves from its 64-bit value,
+ * cheaper than XXH3 over its eight bytes
+ */
+static inline bf_hash
+int_key_hash(int64 value)
+{
+	return split_hash(split_hash((uint64) value ^ JF_SEED).hi);
+}
+
 static inline bf_hash
 key_hash(const KeyHash *kh, Datum value)
 {
 	switch (kh->kind)
 	{
 		case KH_INT2:
-			return bf_hash_int64(DatumGetInt16(value), JF_SEED);
+			return int_key_hash(DatumGetInt16(value));
 		case KH_INT4:
-			return bf_hash_int64(DatumGetInt32(value), JF_SEED);
+			return int_key_hash(DatumGetInt32(value));
 		case KH_INT8:
-			return bf_hash_int64(DatumGetInt64(value), JF_SEED);
+			return int_key_hash(DatumGetInt64(value));
 		case KH_BYTES:
 			{
 				struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
@@ -1328,6 +1339,27 @@ add_join_filters(PlannedStmt *stmt)
 		foreach(lc, stmt->subplans)
 			visit_plan(lfirst(lc), null_unwired, NULL);
 	}
+
+	/*
+	 * A probe node over a sequential scan gives way to the join scan, which
+	 * tests the same filters as it reads the table, a few rows ahead
+	 */
+	foreach(lc, s.candidates)
+	{
+		ListCell   *ls;
+
+		foreach(ls, ((Candidate *) lfirst(lc))->sites)
+		{
+			Plan	  **slot = lfirst(ls);
+			Plan	   *scan;
+
+			if (IsA(*slot, CustomScan) &&
+				((CustomScan *) *slot)->methods == &probe_kind.methods &&
+				(scan = join_scan_for(linitial(((CustomScan *) *slot)->custom_plans),
+									  (CustomScan *) *slot, stmt->rtable)) != NULL)
+				*slot = scan;
+		}
+	}
 }
 
 static PlannedStmt *
@@ -1764,7 +1796,9 @@ explain_build(CustomScanState *node, List *ancestors, ExplainState *es)
 }
 
 /* ----------------------------------------------------------------------
- * The probe node
+ * The probe side: the filters a probe site tests, by the probe node above
+ * any plan node and by the join scan (prefetch_scan.c) in place of a
+ * sequential scan
  * ---------------------------------------------------------------------- */
 
 typedef struct ProbeTest
@@ -1784,28 +1818,31 @@ typedef struct ProbeTest
 	uint64		stops;			/* times the guard stopped testing */
 } ProbeTest;
 
-typedef struct ProbeState
+struct JoinProbe
 {
-	CustomScanState css;
+	EState	   *estate;
 	int			ntests;
-	ProbeTest  *tests;
+	ProbeTest  *tests;			/* the most selective first */
 	bool		guard;
-} ProbeState;
+};
 
-static void
-begin_probe(CustomScanState *node, EState *estate, int eflags)
+/*
+ * The tests of a probe site: a list per filter of (paramid, filter number,
+ * (attno, hash proc, collation) per key), attno a column of the rows tested
+ */
+JoinProbe *
+join_probe_begin(List *tests, EState *estate)
 {
-	ProbeState *ps = (ProbeState *) node;
-	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	JoinProbe  *jp = palloc0(sizeof(JoinProbe));
 	ListCell   *lc;
 
-	begin_pass_through(node, estate, eflags);
-	ps->ntests = list_length(cscan->custom_private);
-	ps->tests = palloc0(sizeof(ProbeTest) * ps->ntests);
-	ps->guard = join_filter_mode != JOIN_FILTER_ALWAYS;
-	foreach(lc, cscan->custom_private)
+	jp->estate = estate;
+	jp->ntests = list_length(tests);
+	jp->tests = palloc0(sizeof(ProbeTest) * jp->ntests);
+	jp->guard = join_filter_mode != JOIN_FILTER_ALWAYS;
+	foreach(lc, tests)
 	{
-		ProbeTest  *t = &ps->tests[foreach_current_index(lc)];
+		ProbeTest  *t = &jp->tests[foreach_current_index(lc)];
 		List	   *test = lfirst(lc);
 		ListCell   *lk;
 
@@ -1825,6 +1862,7 @@ begin_probe(CustomScanState *node, EState *estate, int eflags)
 						  NodeOid(lthird(key)), estate->es_query_cxt);
 		}
 	}
+	return jp;
 }
 
 /*
@@ -1833,12 +1871,12 @@ begin_probe(CustomScanState *node, EState *estate, int eflags)
  * before any runs); a parallel worker's slot is zero (no filter).
  */
 static inline JoinFilter *
-filter_in_use(ProbeState *ps, ProbeTest *t)
+filter_in_use(JoinProbe *jp, ProbeTest *t)
 {
 	if (!t->looked)
 	{
 		t->filter = (JoinFilter *)
-			DatumGetPointer(filter_param(ps->css.ss.ps.state, t->paramid)->value);
+			DatumGetPointer(filter_param(jp->estate, t->paramid)->value);
 		t->looked = true;
 	}
 	if (t->filter == NULL || t->filter->state != JF_READY)
@@ -1865,27 +1903,143 @@ guard_window(ProbeTest *t)
 	t->window_removed = 0;
 }
 
-/* Whether the row in slot may have a partner by test t */
+/* The hash of the row's keys for test t, or false if one is NULL */
 static inline bool
-passes_test(ProbeState *ps, ProbeTest *t, TupleTableSlot *slot)
+row_hash(ProbeTest *t, TupleTableSlot *slot, bf_hash *h)
 {
-	JoinFilter *jf = filter_in_use(ps, t);
+	for (int i = 0; i < t->nkeys; i++)
+		t->values[i] = slot_getattr(slot, t->attnos[i], &t->isnull[i]);
+	return hash_keys(t->hash, t->nkeys, t->values, t->isnull, h);
+}
+
+/*
+ * Whether the first filter's keys hash without calling a SQL function
+ * (the extension's own hash): then a row may be hashed before its turn
+ */
+bool
+join_probe_hashes_ahead(const JoinProbe *jp)
+{
+	const ProbeTest *t = &jp->tests[0];
+
+	for (int i = 0; i < t->nkeys; i++)
+		if (t->hash[i].kind == KH_FMGR)
+			return false;
+	return true;
+}
+
+/*
+ * The first filter's hash of the row in 'slot' (false: a key is NULL), its
+ * block prefetched when the filter is complete.  Detoasted keys are left in
+ * the current memory context.
+ */
+bool
+join_probe_hash(JoinProbe *jp, TupleTableSlot *slot, bf_hash *h)
+{
+	ProbeTest  *t = &jp->tests[0];
+	JoinFilter *jf;
+
+	if (!row_hash(t, slot, h))
+		return false;
+	jf = filter_in_use(jp, t);
+	if (jf != NULL)
+		bf_prefetch(jf->view, *h);
+	return true;
+}
+
+/*
+ * Whether the row in slot may have a partner by test t; 'known' is its
+ * hash if already taken (NULL if not), 'known_null' whether a key was NULL
+ */
+static inline bool
+passes_test(JoinProbe *jp, ProbeTest *t, TupleTableSlot *slot,
+			const bf_hash *known, bool known_null)
+{
+	JoinFilter *jf = filter_in_use(jp, t);
 	bf_hash		h;
 	bool		pass;
 
 	if (jf == NULL)
 		return true;
-	if (ps->guard && ++t->window_tested >= JF_WINDOW)
+	if (jp->guard && ++t->window_tested >= JF_WINDOW)
 		guard_window(t);
 	if (t->resting > 0)
 		return true;
-	for (int i = 0; i < t->nkeys; i++)
-		t->values[i] = slot_getattr(slot, t->attnos[i], &t->isnull[i]);
-	pass = hash_keys(t->hash, t->nkeys, t->values, t->isnull, &h) &&
-		bf_contains(jf->view, h);
+	if (known != NULL)
+		pass = !known_null && bf_contains(jf->view, *known);
+	else
+		pass = row_hash(t, slot, &h) && bf_contains(jf->view, h);
 	if (!pass)
 		t->window_removed++;
 	return pass;
+}
+
+/*
+ * Whether the row in 'slot' passes every filter (each test stops at the
+ * first that fails); 'first' and 'first_null' as join_probe_hash gave them
+ * for the first filter, or NULL.  Detoasted keys are left in the current
+ * memory context.
+ */
+bool
+join_probe_passes(JoinProbe *jp, TupleTableSlot *slot, const bf_hash *first,
+				  bool first_null)
+{
+	for (int i = 0; i < jp->ntests; i++)
+		if (!passes_test(jp, &jp->tests[i], slot, i == 0 ? first : NULL,
+						 first_null))
+			return false;
+	return true;
+}
+
+/*
+ * EXPLAIN of a probe site: its filters and their keys (custom_exprs, a list
+ * per filter), and with ANALYZE the rows they removed (the node's
+ * instrumentation's nfiltered1, summed over parallel workers) and the
+ * filters the guard paused in this process
+ */
+void
+join_probe_explain(JoinProbe *jp, CustomScanState *node, List *tests,
+				   List *key_exprs, List *ancestors, ExplainState *es)
+{
+	StringInfoData buf;
+	ListCell   *lc,
+			   *le;
+	Instrumentation *instr = node->ss.ps.instrument;
+
+	initStringInfo(&buf);
+	forboth(lc, tests, le, key_exprs)
+		appendStringInfo(&buf, "%s%s (%s)",
+						 foreach_current_index(lc) ? ", " : "",
+						 filter_name(intVal(lsecond(lfirst(lc)))),
+						 deparse_keys(lfirst(le), node, ancestors, es));
+	ExplainPropertyText("Bloom Join Filters", buf.data, es);
+	if (es->analyze && instr && instr->nloops > 0)
+	{
+		ExplainPropertyFloat("Rows Removed by Bloom Join Filter", NULL,
+							 instr->nfiltered1 / instr->nloops, 0, es);
+		for (int i = 0; i < jp->ntests; i++)
+			if (jp->tests[i].stops > 0)
+				ExplainPropertyText("Bloom Join Filter Paused",
+									psprintf("%s, %llu times (it removed too few rows)",
+											 filter_name(intVal(lsecond(list_nth(tests, i)))),
+											 (unsigned long long) jp->tests[i].stops),
+									es);
+	}
+}
+
+/* The probe node: a pass-through node that drops what fails a filter */
+typedef struct ProbeState
+{
+	CustomScanState css;
+	JoinProbe  *jp;
+} ProbeState;
+
+static void
+begin_probe(CustomScanState *node, EState *estate, int eflags)
+{
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+
+	begin_pass_through(node, estate, eflags);
+	((ProbeState *) node)->jp = join_probe_begin(cscan->custom_private, estate);
 }
 
 static TupleTableSlot *
@@ -1898,7 +2052,7 @@ exec_probe(CustomScanState *node)
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(child);
-		bool		pass = true;
+		bool		pass;
 		MemoryContext old;
 
 		if (TupIsNull(slot))
@@ -1906,8 +2060,7 @@ exec_probe(CustomScanState *node)
 		/* (a hash function may detoast a key) */
 		ResetExprContext(econtext);
 		old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-		for (int i = 0; i < ps->ntests && pass; i++)
-			pass = passes_test(ps, &ps->tests[i], slot);
+		pass = join_probe_passes(ps->jp, slot, NULL, false);
 		MemoryContextSwitchTo(old);
 		if (pass)
 			return slot;
@@ -1926,32 +2079,10 @@ rescan_probe(CustomScanState *node)
 static void
 explain_probe(CustomScanState *node, List *ancestors, ExplainState *es)
 {
-	ProbeState *ps = (ProbeState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	StringInfoData buf;
-	ListCell   *lc,
-			   *le;
-	Instrumentation *instr = node->ss.ps.instrument;
 
-	initStringInfo(&buf);
-	forboth(lc, cscan->custom_private, le, cscan->custom_exprs)
-		appendStringInfo(&buf, "%s%s (%s)",
-						 foreach_current_index(lc) ? ", " : "",
-						 filter_name(intVal(lsecond(lfirst(lc)))),
-						 deparse_keys(lfirst(le), node, ancestors, es));
-	ExplainPropertyText("Bloom Join Filters", buf.data, es);
-	if (es->analyze && instr && instr->nloops > 0)
-	{
-		ExplainPropertyFloat("Rows Removed by Bloom Join Filter", NULL,
-							 instr->nfiltered1 / instr->nloops, 0, es);
-		for (int i = 0; i < ps->ntests; i++)
-			if (ps->tests[i].stops > 0)
-				ExplainPropertyText("Bloom Join Filter Paused",
-									psprintf("%s, %llu times (it removed too few rows)",
-											 filter_name(intVal(lsecond(list_nth(cscan->custom_private, i)))),
-											 (unsigned long long) ps->tests[i].stops),
-									es);
-	}
+	join_probe_explain(((ProbeState *) node)->jp, node, cscan->custom_private,
+					   cscan->custom_exprs, ancestors, es);
 }
 
 /* ----------------------------------------------------------------------

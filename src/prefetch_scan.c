@@ -30,6 +30,14 @@
  * operator's restriction estimator lives in this library, so the library
  * is loaded before the planner looks for paths.  SET bloomfilter.prefetch_scan
  * = off turns it off.
+ *
+ * The join scan is the same scan testing automatic join filters
+ * (join_filter.c) in place of a sequential scan that is a probe site: the
+ * filters come from the hash joins' build nodes, complete or not when a row
+ * reaches its turn (rows pass untested until they are), the keys are hashed
+ * as join_filter.c hashes them (ahead of the row's turn where that calls no
+ * SQL function), and the tests come after every qual of the scan, as the
+ * probe node above the scan would make them.
  */
 #include "bloomfilter.h"
 #include "custom_scan.h"
@@ -53,6 +61,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -72,6 +81,11 @@
 #define PREFETCH_NEAR	8
 #define PREFETCH_FAR	PREFETCH_RING
 #define PREFETCH_FAR_BYTES	(32 * 1024 * 1024)
+
+/* (the ring's places wrap by a mask, not a division) */
+StaticAssertDecl((PREFETCH_NEAR & (PREFETCH_NEAR - 1)) == 0 &&
+				 (PREFETCH_FAR & (PREFETCH_FAR - 1)) == 0,
+				 "read-ahead depths must be powers of two");
 
 bool		prefetch_scan_enabled = true;	/* bloomfilter.prefetch_scan */
 static set_rel_pathlist_hook_type prev_pathlist_hook = NULL;
@@ -105,12 +119,17 @@ typedef struct PrefetchScanState
 	double		removed;		/* rows the filter test refused */
 	double		removed_ahead;	/* rows 'ahead' refused */
 	double		removed_in_turn;	/* rows 'in_turn' refused */
+	/* the join scan: its join filters, or NULL */
+	JoinProbe  *join;
+	bool		join_hash_ahead;	/* the first filter's hash taken ahead */
 } PrefetchScanState;
 
 /* The method tables, at the end of the file */
 static const CustomPathMethods path_methods;
 static const CustomExecMethods exec_methods;
 static const CustomScanKind scan_kind;
+static const CustomExecMethods join_exec_methods;
+static const CustomScanKind join_scan_kind;
 
 /* ----------------------------------------------------------------------
  * Planning
@@ -412,19 +431,97 @@ plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	return &cscan->scan.plan;
 }
 
+/*
+ * The join scan in place of sequential scan 'plan', a probe site under
+ * 'probe' (a join probe node, whose tests name columns of the scan's
+ * output): or NULL where it cannot stand, for a table the scan cannot read
+ * or a key that is not a column of the table returned as it is.  It runs
+ * the scan's quals in their order, the leading silent ones as a row is read
+ * ahead, and then the probe's tests; custom_private = (silent quals, the
+ * probe's tests with the keys as the table's columns), custom_exprs = (a
+ * list of key Vars per test, for EXPLAIN; the quals).
+ */
+Plan *
+join_scan_for(Plan *plan, CustomScan *probe, List *rtable)
+{
+	Index		scanrelid = ((Scan *) plan)->scanrelid;
+	RangeTblEntry *rte;
+	CustomScan *cscan;
+	List	   *tests = NIL,
+			   *key_vars = NIL;
+	int			ahead = 0;
+	ListCell   *lc;
+
+	if (!prefetch_scan_enabled || !IsA(plan, SeqScan))
+		return NULL;
+	rte = rt_fetch(scanrelid, rtable);
+	if (rte->rtekind != RTE_RELATION ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
+		!is_heap_table(rte->relid))
+		return NULL;
+	foreach(lc, probe->custom_private)
+	{
+		List	   *test = lfirst(lc);
+		List	   *mine = list_make2(copyObject(linitial(test)),
+									  copyObject(lsecond(test)));
+		List	   *vars = NIL;
+		ListCell   *lk;
+
+		for_each_from(lk, test, 2)
+		{
+			List	   *key = lfirst(lk);
+			TargetEntry *tle = list_nth_node(TargetEntry, plan->targetlist,
+											 intVal(linitial(key)) - 1);
+			Expr	   *e = tle->expr;
+
+			while (IsA(e, RelabelType))
+				e = ((RelabelType *) e)->arg;
+			if (!IsA(e, Var) || ((Var *) e)->varno != scanrelid ||
+				((Var *) e)->varattno <= 0)
+				return NULL;
+			mine = lappend(mine, list_make3(makeInteger(((Var *) e)->varattno),
+											copyObject(lsecond(key)),
+											copyObject(lthird(key))));
+			vars = lappend(vars, copyObject(e));
+		}
+		tests = lappend(tests, mine);
+		key_vars = lappend(key_vars, vars);
+	}
+	foreach(lc, plan->qual)
+	{
+		if (loud_walker(lfirst(lc), NULL))
+			break;
+		ahead++;
+	}
+
+	cscan = makeNode(CustomScan);
+	/* the scan's plan fields (costs, target list, node id, parameters) */
+	cscan->scan = *(Scan *) plan;
+	NodeSetTag(cscan, T_CustomScan);
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.plan.plan_rows = probe->scan.plan.plan_rows;
+	cscan->flags = 0;
+	cscan->custom_relids = bms_make_singleton(scanrelid);
+	cscan->custom_private = list_make2(makeInteger(ahead), tests);
+	cscan->custom_exprs = list_make2(key_vars, plan->qual);
+	cscan->methods = &join_scan_kind.methods;
+	return &cscan->scan.plan;
+}
+
 /* ----------------------------------------------------------------------
  * Execution
  * ---------------------------------------------------------------------- */
 
+/*
+ * What both scans start alike: the ring, the quals before the test
+ * ('before', of which the first 'ahead' are tested as a row is read ahead)
+ */
 static void
-begin_prefetch_scan(CustomScanState *node, EState *estate, int eflags)
+begin_ring(PrefetchScanState *ps, EState *estate, List *before, int ahead)
 {
-	PrefetchScanState *ps = (PrefetchScanState *) node;
+	CustomScanState *node = &ps->css;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	Relation	rel = node->ss.ss_currentRelation;
-	Var		   *elem = lsecond_node(Var, cscan->custom_exprs);
-	List	   *before = list_copy_tail(cscan->custom_exprs, 3);
-	int			ahead = intVal(linitial(cscan->custom_private));
 	int			i;
 
 	/*
@@ -438,14 +535,10 @@ begin_prefetch_scan(CustomScanState *node, EState *estate, int eflags)
 	node->ss.ps.qual = ExecInitQual(cscan->scan.plan.qual, &node->ss.ps);
 	ExecAssignScanProjectionInfoWithVarno(&node->ss, cscan->scan.scanrelid);
 
-	ps->filter_expr = ExecInitExpr(linitial(cscan->custom_exprs), &node->ss.ps);
-	ps->elem_attno = elem->varattno;
-	ps->clause = lthird(cscan->custom_exprs);
 	ps->ahead = ExecInitQual(list_truncate(list_copy(before), ahead),
 							 &node->ss.ps);
 	ps->in_turn = ExecInitQual(list_copy_tail(before, ahead), &node->ss.ps);
 	ps->depth = PREFETCH_NEAR;
-	element_hasher_init(&ps->hasher, elem->vartype, estate->es_query_cxt);
 	ps->hash_cxt = AllocSetContextCreate(estate->es_query_cxt,
 										 "bloomfilter prefetch row",
 										 ALLOCSET_DEFAULT_SIZES);
@@ -453,6 +546,38 @@ begin_prefetch_scan(CustomScanState *node, EState *estate, int eflags)
 	for (i = 0; i < PREFETCH_RING; i++)
 		ps->ring[i] = table_slot_create(rel, &estate->es_tupleTable);
 	Assert(ps->ring[0]->tts_ops == &TTSOpsBufferHeapTuple);
+}
+
+static void
+begin_prefetch_scan(CustomScanState *node, EState *estate, int eflags)
+{
+	PrefetchScanState *ps = (PrefetchScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	Var		   *elem = lsecond_node(Var, cscan->custom_exprs);
+
+	begin_ring(ps, estate, list_copy_tail(cscan->custom_exprs, 3),
+			   intVal(linitial(cscan->custom_private)));
+	ps->filter_expr = ExecInitExpr(linitial(cscan->custom_exprs), &node->ss.ps);
+	ps->elem_attno = elem->varattno;
+	ps->clause = lthird(cscan->custom_exprs);
+	element_hasher_init(&ps->hasher, elem->vartype, estate->es_query_cxt);
+}
+
+/*
+ * The join scan: its filters are there from the start (if not complete),
+ * and a row is read ahead from the first
+ */
+static void
+begin_join_scan(CustomScanState *node, EState *estate, int eflags)
+{
+	PrefetchScanState *ps = (PrefetchScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+
+	begin_ring(ps, estate, lsecond(cscan->custom_exprs),
+			   intVal(linitial(cscan->custom_private)));
+	ps->join = join_probe_begin(lsecond(cscan->custom_private), estate);
+	ps->join_hash_ahead = join_probe_hashes_ahead(ps->join);
+	ps->have_filter = true;
 }
 
 /*
@@ -519,7 +644,12 @@ passes(PrefetchScanState *ps, ExprState *qual, TupleTableSlot *slot,
 	pass = ExecQual(qual, econtext);
 	ResetExprContext(econtext);
 	if (!pass)
+	{
 		(*removed)++;
+		/* the join scan's "Rows Removed by Filter", summed over workers */
+		if (ps->join)
+			InstrCountFiltered2(&ps->css.ss.ps, 1);
+	}
 	return pass;
 }
 
@@ -531,10 +661,24 @@ passes(PrefetchScanState *ps, ExprState *qual, TupleTableSlot *slot,
 static inline void
 hash_row(PrefetchScanState *ps, TupleTableSlot *slot, int at)
 {
-	Datum		d = slot_getattr(slot, ps->elem_attno, &ps->elem_null[at]);
+	Datum		d;
 	MemoryContext old;
-	bf_hash		h;
+	bf_hash		h = {0};
 
+	if (ps->join)
+	{
+		if (!ps->join_hash_ahead)
+			return;				/* at the row's turn */
+		old = MemoryContextSwitchTo(ps->hash_cxt);
+		ps->elem_null[at] = !join_probe_hash(ps->join, slot, &h);
+		MemoryContextSwitchTo(old);
+		if (!ps->hash_cxt->isReset)
+			MemoryContextReset(ps->hash_cxt);
+		ps->hash_lo[at] = h.lo;
+		ps->hash_hi[at] = h.hi;
+		return;
+	}
+	d = slot_getattr(slot, ps->elem_attno, &ps->elem_null[at]);
 	if (ps->elem_null[at])
 		return;
 	old = MemoryContextSwitchTo(ps->hash_cxt);
@@ -553,17 +697,44 @@ hash_row(PrefetchScanState *ps, TupleTableSlot *slot, int at)
 	bf_prefetch(&ps->filter.b.view, h);
 }
 
-/* Whether the element hashed in ring place 'at' is probably in the filter */
+/*
+ * Whether the row in 'slot', hashed in ring place 'at', probably passes:
+ * its element is in the filter, or (the join scan) it may have a partner
+ * in every join filter
+ */
 static inline bool
-in_filter(PrefetchScanState *ps, int at)
+in_filter(PrefetchScanState *ps, TupleTableSlot *slot, int at)
 {
 	bf_hash		h;
 
-	if (ps->elem_null[at])
-		return false;
 	h.lo = ps->hash_lo[at];
 	h.hi = ps->hash_hi[at];
+	if (ps->join)
+	{
+		MemoryContext old = MemoryContextSwitchTo(ps->hash_cxt);
+		bool		pass;
+
+		pass = join_probe_passes(ps->join, slot,
+								 ps->join_hash_ahead ? &h : NULL,
+								 ps->elem_null[at]);
+		MemoryContextSwitchTo(old);
+		if (!ps->hash_cxt->isReset)
+			MemoryContextReset(ps->hash_cxt);
+		return pass;
+	}
+	if (ps->elem_null[at])
+		return false;
 	return bf_contains(&ps->filter.b.view, h);
+}
+
+/* A row the filter test refused */
+static inline void
+refused(PrefetchScanState *ps)
+{
+	ps->removed++;
+	/* the join scan's "Rows Removed by Bloom Join Filter", summed over workers */
+	if (ps->join)
+		InstrCountFiltered1(&ps->css.ss.ps, 1);
 }
 
 /*
@@ -573,7 +744,7 @@ in_filter(PrefetchScanState *ps, int at)
 static bool
 read_ahead(PrefetchScanState *ps)
 {
-	int			at = (ps->head + ps->count) % ps->depth;
+	int			at = (ps->head + ps->count) & (ps->depth - 1);
 	TupleTableSlot *slot = ps->ring[at];
 
 	do
@@ -640,10 +811,10 @@ next_row(ScanState *ss)
 			if (!ps->filter_null)
 			{
 				hash_row(ps, slot, 0);
-				if (in_filter(ps, 0))
+				if (in_filter(ps, slot, 0))
 					return current_row(ss, slot);
 			}
-			ps->removed++;
+			refused(ps);
 			continue;
 		}
 		while (!ps->eof && ps->count < ps->depth)
@@ -651,14 +822,14 @@ next_row(ScanState *ss)
 		if (ps->count == 0)
 			return ExecClearTuple(ss->ss_ScanTupleSlot);
 		at = ps->head;
-		ps->head = (ps->head + 1) % ps->depth;
+		ps->head = (ps->head + 1) & (ps->depth - 1);
 		ps->count--;
 		/* the row's turn */
 		if (!passes(ps, ps->in_turn, ps->ring[at], &ps->removed_in_turn))
 			continue;
-		if (in_filter(ps, at))
+		if (in_filter(ps, ps->ring[at], at))
 			return current_row(ss, ps->ring[at]);
-		ps->removed++;
+		refused(ps);
 	}
 }
 
@@ -672,6 +843,9 @@ recheck_row(ScanState *ss, TupleTableSlot *slot)
 	if (!passes(ps, ps->ahead, slot, &ignored) ||
 		!passes(ps, ps->in_turn, slot, &ignored))
 		return false;
+	/* (the join above the join scan tests the row's keys itself) */
+	if (ps->join)
+		return true;
 	if (!ps->have_filter)
 		load_filter(ps);
 	if (ps->filter_null)
@@ -679,7 +853,7 @@ recheck_row(ScanState *ss, TupleTableSlot *slot)
 	/* (an EvalPlanQual scan never reads ahead: its ring is unused) */
 	Assert(ps->count == 0);
 	hash_row(ps, slot, 0);
-	return in_filter(ps, 0);
+	return in_filter(ps, slot, 0);
 }
 
 /*
@@ -744,8 +918,10 @@ rescan_prefetch_scan(CustomScanState *node)
 	 * when it is an expression (a stable function may answer differently
 	 * now, as an index scan evaluates its keys again on each rescan)
 	 */
-	if (node->ss.ps.chgParam != NULL ||
-		!(IsA(ps->filter_expr->expr, Const) || IsA(ps->filter_expr->expr, Param)))
+	if (ps->join == NULL &&
+		(node->ss.ps.chgParam != NULL ||
+		 !(IsA(ps->filter_expr->expr, Const) ||
+		   IsA(ps->filter_expr->expr, Param))))
 		ps->have_filter = false;
 	ExecScanReScan(&node->ss);
 }
@@ -839,6 +1015,29 @@ explain_prefetch_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 }
 
+/*
+ * The join scan: the scan's quals, as the sequential scan showed them, and
+ * the join filters' lines of the probe node
+ */
+static void
+explain_join_scan(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	PrefetchScanState *ps = (PrefetchScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *quals = lsecond(cscan->custom_exprs);
+	Instrumentation *instr = node->ss.ps.instrument;
+
+	explain_quals(quals, "Filter",
+				  set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan,
+										   ancestors),
+				  es);
+	if (quals != NIL && es->analyze && instr && instr->nloops > 0)
+		ExplainPropertyFloat("Rows Removed by Filter", NULL,
+							 instr->nfiltered2 / instr->nloops, 0, es);
+	join_probe_explain(ps->join, node, lsecond(cscan->custom_private),
+					   linitial(cscan->custom_exprs), ancestors, es);
+}
+
 static const CustomPathMethods path_methods = {
 	.CustomName = "bloomfilter prefetch", .PlanCustomPath = plan_prefetch_path,
 };
@@ -864,10 +1063,31 @@ static const CustomExecMethods exec_methods = {
 	.InitializeWorkerCustomScan = initialize_worker,
 };
 
+static const CustomScanKind join_scan_kind = {
+	.methods = {
+		.CustomName = "bloomfilter join scan",
+		.CreateCustomScanState = custom_state_new,
+	},
+	.state_size = sizeof(PrefetchScanState), .exec = &join_exec_methods,
+};
+
+static const CustomExecMethods join_exec_methods = {
+	.CustomName = "bloomfilter join scan",
+	.BeginCustomScan = begin_join_scan,
+	.ExecCustomScan = exec_prefetch_scan, .EndCustomScan = end_prefetch_scan,
+	.ReScanCustomScan = rescan_prefetch_scan,
+	.ExplainCustomScan = explain_join_scan,
+	.EstimateDSMCustomScan = estimate_dsm,
+	.InitializeDSMCustomScan = initialize_dsm,
+	.ReInitializeDSMCustomScan = reinitialize_dsm,
+	.InitializeWorkerCustomScan = initialize_worker,
+};
+
 void
 prefetch_scan_init(void)
 {
 	RegisterCustomScanMethods(&scan_kind.methods);
+	RegisterCustomScanMethods(&join_scan_kind.methods);
 	prev_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = prefetch_pathlist_hook;
 }

@@ -6,6 +6,8 @@ each one in several configurations of bloomfilter.join_filter:
 
     off               off, serial (the reference)
     always            always (every eligible hash join gets a filter), serial
+    always-probe      always, serial, bloomfilter.prefetch_scan = off (probe nodes above the
+                      sequential scans that 'always' replaces by join scans)
     on                on (filters where the estimates say they pay, with the run-time guard)
     off-par           off, parallel plans forced (parallel_setup_cost = 0, ...)
     always-par        always, parallel
@@ -52,20 +54,23 @@ MAX_REPORTS = int(os.environ.get('ORACLE_MAX_REPORTS', '5'))
 
 PAR = ["parallel_setup_cost = 0", "parallel_tuple_cost = 0", "min_parallel_table_scan_size = 0",
        "min_parallel_index_scan_size = 0", "max_parallel_workers_per_gather = 2"]
-# (name, bloomfilter.join_filter, parallel_leader_participation or None for a serial plan)
+# (name, bloomfilter.join_filter, parallel_leader_participation or None for a serial plan,
+# bloomfilter.prefetch_scan or None for its default)
 CONFIGS = [
-    ('off', 'off', None),
-    ('always', 'always', None),
-    ('on', 'on', None),
-    ('off-par', 'off', 'on'),
-    ('always-par', 'always', 'on'),
-    ('always-par-noldr', 'always', 'off'),
+    ('off', 'off', None, None),
+    ('always', 'always', None, None),
+    ('always-probe', 'always', None, 'off'),
+    ('on', 'on', None, None),
+    ('off-par', 'off', 'on', None),
+    ('always-par', 'always', 'on', None),
+    ('always-par-noldr', 'always', 'off', None),
 ]
-SERIAL = CONFIGS[:3]
-ANALYZED = ('always', 'on', 'always-par')
+SERIAL = [c for c in CONFIGS if c[2] is None]
+ANALYZED = ('always', 'always-probe', 'on', 'always-par')
 
 BUILD = 'Custom Scan (bloomfilter join build)'
 PROBE = 'Custom Scan (bloomfilter join probe)'
+JOIN_SCAN = 'Custom Scan (bloomfilter join scan)'
 # the fraction of the queries with an eligible hash join that must get a build node
 NEED = {'always': 0.4, 'always-par': 0.2}
 
@@ -115,8 +120,9 @@ def analyzed_plan(node, seen):
         if (prov == 'bloomfilter join build' and mine != child) or \
                 (prov == 'bloomfilter join probe' and mine > child):
             errs.append(f"{prov} returned {mine} rows of its child's {child}")
-        if prov == 'bloomfilter join probe' and mine < child:
-            seen.add('dropped')
+    if prov in ('bloomfilter join probe', 'bloomfilter join scan') and \
+            node.get('Rows Removed by Bloom Join Filter', 0) > 0:
+        seen.add('dropped')
     if 'Bloom Join Filter Paused' in node:
         seen.add('paused')
     if node.get('Hash Batches', 1) > 1 and \
@@ -137,8 +143,9 @@ class Runner:
         self.features = {}
         self.executions = 0
         self.cov = {k: 0 for k in (
-            'hash_join', 'build', 'probe', 'build_rescanned', 'probe_in_append',
-            'par_hash_join', 'par_build', 'par_probe', 'noldr_build', 'on_build',
+            'hash_join', 'build', 'probe', 'join_scan', 'build_rescanned', 'probe_in_append',
+            'probe_node', 'par_hash_join', 'par_build', 'par_probe', 'par_join_scan',
+            'noldr_build', 'on_build',
             'analyzed', 'analyzed_dropped', 'analyzed_spilled', 'on_paused', 'errors',
             'serial_only')}
         self.build_under = {}
@@ -174,12 +181,14 @@ class Runner:
                 raise Failed(f"set-up: not true: {desc}")
 
     def settings_sql(self, cfg, q):
-        name, mode, leader = cfg
+        name, mode, leader, prefetch = cfg
         # no JIT: the cost of a disabled join method would have every such query compiled
         s = ["statement_timeout = '60s'", "synchronize_seqscans = off", "jit = off",
              "enable_hashjoin = on"]
         if self.features['guc']:
             s.append(f"bloomfilter.join_filter = {mode}")
+        if prefetch is not None:
+            s.append(f"bloomfilter.prefetch_scan = {prefetch}")
         if leader is None:
             s.append("max_parallel_workers_per_gather = 0")
         else:
@@ -291,13 +300,15 @@ class Runner:
         plan = out['plan']
         if plan is None:
             return None
-        name, mode, leader = cfg
+        name, mode, leader, _ = cfg
         if mode == 'off':
             return "a join filter with the setting off" if 'bloomfilter join' in plan else None
         nodes = plan_nodes(plan)
         eligible = any(n in self.may for _, n in nodes)
         builds = [j for j, (_, n) in enumerate(nodes) if n.startswith(BUILD)]
-        probes = [j for j, (_, n) in enumerate(nodes) if n.startswith(PROBE)]
+        probes = [j for j, (_, n) in enumerate(nodes)
+                  if n.startswith(PROBE) or n.startswith(JOIN_SCAN)]
+        scans = [j for j in probes if nodes[j][1].startswith(JOIN_SCAN)]
         for j in builds:
             up = ancestors(nodes, j)
             join = up[1] if len(up) > 1 and up[0] == 'Hash' else f"{' < '.join(up[:2])} (no Hash?)"
@@ -309,6 +320,7 @@ class Runner:
             self.cov['hash_join'] += eligible
             self.cov['build'] += bool(builds)
             self.cov['probe'] += bool(probes)
+            self.cov['join_scan'] += bool(scans)
             if builds and re.search(r'SubPlan|Nested Loop', plan):
                 self.cov['build_rescanned'] += 1
             if any(ancestors(nodes, j)[:1] == ['Append'] for j in probes):
@@ -317,6 +329,11 @@ class Runner:
             self.cov['par_hash_join'] += eligible
             self.cov['par_build'] += bool(builds)
             self.cov['par_probe'] += bool(probes)
+            self.cov['par_join_scan'] += bool(scans)
+        elif name == 'always-probe':
+            if scans:
+                return "a join scan with bloomfilter.prefetch_scan off"
+            self.cov['probe_node'] += bool(probes)
         elif name == 'always-par-noldr':
             self.cov['noldr_build'] += bool(builds)
         elif name == 'on':
