@@ -32,6 +32,9 @@ REGRESS = setup $(filter-out setup,$(sort $(basename $(notdir $(wildcard sql/*.s
 
 PG_CPPFLAGS += -I$(srcdir)/src/core
 SHLIB_LINK += -lxxhash -lm
+# Calls between the library's own files bind inside it (no PLT stub per call on the per-row
+# paths, and no symbol of the server's can stand in for one of ours)
+SHLIB_LINK += -Wl,-Bsymbolic
 
 # PGXS tracks no header dependencies: rebuild every object (and JIT bitcode file) when any
 # header changes, so that no stale object survives a change of a struct or an ops table.

@@ -146,6 +146,26 @@ EXPLAIN (COSTS OFF) SELECT f.g FROM jf_fact f JOIN jf_dim d1 ON f.k = d1.id JOIN
 WHERE d1.a < 50 AND d2.b < 100;
 RESET bloomfilter.join_filter;
 
+-- the join scan reads a key of fixed length at a fixed offset from the tuple itself (a row the
+-- filter drops is never deformed): after a dropped column, at uuid's alignment, in rows with
+-- NULLs in other columns, and in a column added after rows were written (which they lack)
+CREATE TABLE jf_fixed (a int4, gone int8, b int2, k int4, u uuid, nul int4);
+INSERT INTO jf_fixed SELECT g, g, g % 3000, g % 5000, md5((g % 5000)::text)::uuid,
+       CASE WHEN g % 3 = 0 THEN NULL ELSE g END
+FROM generate_series(1, 20000) g;
+ALTER TABLE jf_fixed DROP COLUMN gone;
+ALTER TABLE jf_fixed ADD COLUMN late int4 DEFAULT 10;
+INSERT INTO jf_fixed SELECT g, g % 3000, g % 5000, md5((g % 5000)::text)::uuid, NULL, g % 5000
+FROM generate_series(20001, 24000) g;
+UPDATE jf_fixed SET late = k WHERE a % 7 = 0;
+ANALYZE jf_fixed;
+SELECT k AS key, c.* FROM (VALUES
+	('int4 after a dropped column', 'SELECT x.a, d.id FROM jf_fixed x JOIN jf_dim d ON x.k = d.id WHERE d.a < 30'),
+	('int2 = int2', 'SELECT x.a, d.id FROM jf_fixed x JOIN jf_dim d ON x.b = d.id2 WHERE d.a < 30'),
+	('uuid', 'SELECT x.a, d.id FROM jf_fixed x JOIN jf_dim d ON x.u = d.u WHERE d.a < 30'),
+	('a column added later', 'SELECT x.a, x.late FROM jf_fixed x JOIN jf_dim d ON x.late = d.id WHERE d.a < 30')
+) v(k, q), LATERAL jf_check(q) c ORDER BY 1;
+
 -- rescans: the join inside a nested loop's inner side (a LATERAL subquery, a correlated
 -- subquery) is rebuilt and tested again; a build side that depends on the outer row takes no
 -- filter (the join may rebuild it after reading a probe row)

@@ -42,6 +42,7 @@ struct ExplainState;
 typedef struct JoinProbe JoinProbe;
 
 extern JoinProbe *join_probe_begin(List *tests, EState *estate);
+extern void join_probe_heap_rows(JoinProbe *jp, TupleDesc desc);
 extern bool join_probe_hashes_ahead(const JoinProbe *jp);
 extern bool join_probe_hash(JoinProbe *jp, TupleTableSlot *slot, bf_hash *h);
 extern bool join_probe_passes(JoinProbe *jp, TupleTableSlot *slot,

@@ -46,6 +46,8 @@
 #include "custom_scan.h"
 
 #include "access/hash.h"
+#include "access/htup_details.h"
+#include "access/tupmacs.h"
 #include "access/genam.h"
 #include "access/table.h"
 #include "catalog/indexing.h"
@@ -67,6 +69,7 @@
 #include "common/hashfn.h"
 #include "executor/executor.h"
 #include "executor/nodeCustom.h"
+#include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "port/atomics.h"
 #include "nodes/extensible.h"
@@ -238,7 +241,7 @@ int_key_hash(int64 value)
 	return out;
 }
 
-static inline bf_hash
+static pg_attribute_always_inline bf_hash
 key_hash(const KeyHash *kh, Datum value)
 {
 	switch (kh->kind)
@@ -1826,6 +1829,15 @@ typedef struct ProbeTest
 struct JoinProbe
 {
 	EState	   *estate;
+	/*
+	 * Where the rows are heap tuples (the join scan's) and the first filter
+	 * has one key, of fixed length at a fixed offset: that offset in a tuple
+	 * without NULLs (-1: none), so that a row the first filter drops is
+	 * never deformed
+	 */
+	int			first_off;
+	int16		first_len;
+	bool		first_byval;
 	int			ntests;
 	ProbeTest  *tests;			/* the most selective first */
 	bool		guard;
@@ -1842,6 +1854,7 @@ join_probe_begin(List *tests, EState *estate)
 	ListCell   *lc;
 
 	jp->estate = estate;
+	jp->first_off = -1;
 	jp->ntests = list_length(tests);
 	jp->tests = palloc0(sizeof(ProbeTest) * jp->ntests);
 	jp->guard = join_filter_mode != JOIN_FILTER_ALWAYS;
@@ -1912,6 +1925,16 @@ guard_window(ProbeTest *t)
 static pg_attribute_always_inline bool
 row_hash(ProbeTest *t, TupleTableSlot *slot, bf_hash *h)
 {
+	if (t->nkeys == 1)
+	{
+		bool		isnull;
+		Datum		value = slot_getattr(slot, t->attnos[0], &isnull);
+
+		if (isnull)
+			return false;
+		*h = key_hash(&t->hash[0], value);
+		return true;
+	}
 	for (int i = 0; i < t->nkeys; i++)
 		t->values[i] = slot_getattr(slot, t->attnos[i], &t->isnull[i]);
 	return hash_keys(t->hash, t->nkeys, t->values, t->isnull, h);
@@ -1933,6 +1956,59 @@ join_probe_hashes_ahead(const JoinProbe *jp)
 }
 
 /*
+ * The rows tested will be heap tuples of 'desc' in buffer heap slots: finds
+ * the offset of the first filter's key in their data, if it has one key and
+ * every column up to it has a fixed length (dropped ones included: they
+ * keep their place in the tuple)
+ */
+void
+join_probe_heap_rows(JoinProbe *jp, TupleDesc desc)
+{
+	ProbeTest  *t = &jp->tests[0];
+	int			off = 0;
+
+	if (t->nkeys != 1 || t->attnos[0] > desc->natts)
+		return;
+	for (int i = 0; i < t->attnos[0]; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attlen <= 0)
+			return;
+		off = att_align_nominal(off, att->attalign);
+		if (i == t->attnos[0] - 1)
+		{
+			jp->first_off = off;
+			jp->first_len = att->attlen;
+			jp->first_byval = att->attbyval;
+		}
+		off += att->attlen;
+	}
+}
+
+/*
+ * The first filter's key of a heap tuple read where join_probe_heap_rows
+ * found it: false when the tuple has NULLs or fewer columns (a column added
+ * since it was written), where the offset does not hold
+ */
+static inline bool
+heap_key(JoinProbe *jp, TupleTableSlot *slot, Datum *value)
+{
+	HeapTuple	tuple = ((HeapTupleTableSlot *) slot)->tuple;
+	HeapTupleHeader th;
+
+	Assert(TTS_IS_BUFFERTUPLE(slot));
+	if (tuple == NULL || HeapTupleHasNulls(tuple))
+		return false;
+	th = tuple->t_data;
+	if (HeapTupleHeaderGetNatts(th) < jp->tests[0].attnos[0])
+		return false;
+	*value = fetch_att((char *) th + th->t_hoff + jp->first_off,
+					   jp->first_byval, jp->first_len);
+	return true;
+}
+
+/*
  * The first filter's hash of the row in 'slot' (false: a key is NULL), its
  * block prefetched when the filter is complete.  Detoasted keys are left in
  * the current memory context.
@@ -1942,8 +2018,11 @@ join_probe_hash(JoinProbe *jp, TupleTableSlot *slot, bf_hash *h)
 {
 	ProbeTest  *t = &jp->tests[0];
 	JoinFilter *jf;
+	Datum		value;
 
-	if (!row_hash(t, slot, h))
+	if (jp->first_off >= 0 && heap_key(jp, slot, &value))
+		*h = key_hash(&t->hash[0], value);
+	else if (!row_hash(t, slot, h))
 		return false;
 	jf = filter_in_use(jp, t);
 	if (jf != NULL)

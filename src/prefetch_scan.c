@@ -576,6 +576,7 @@ begin_join_scan(CustomScanState *node, EState *estate, int eflags)
 	begin_ring(ps, estate, lsecond(cscan->custom_exprs),
 			   intVal(linitial(cscan->custom_private)));
 	ps->join = join_probe_begin(lsecond(cscan->custom_private), estate);
+	join_probe_heap_rows(ps->join, RelationGetDescr(node->ss.ss_currentRelation));
 	ps->join_hash_ahead = join_probe_hashes_ahead(ps->join);
 	ps->have_filter = true;
 }
