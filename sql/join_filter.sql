@@ -166,6 +166,25 @@ SELECT k AS key, c.* FROM (VALUES
 	('a column added later', 'SELECT x.a, x.late FROM jf_fixed x JOIN jf_dim d ON x.late = d.id WHERE d.a < 30')
 ) v(k, q), LATERAL jf_check(q) c ORDER BY 1;
 
+-- name = text (one operator family, whose name and text functions PostgreSQL hashes alike and
+-- the extension would not: no filter), and a projection that is seen (nextval() in a subquery
+-- that is not pulled up runs for every row, so the scan keeps a probe node above it)
+CREATE TABLE jf_names AS SELECT g, ('k' || (g % 5000))::name AS nm FROM generate_series(1, 20000) g;
+ANALYZE jf_names;
+SELECT k AS key, c.* FROM (VALUES
+	('name = text', 'SELECT x.g, d.id FROM jf_names x JOIN jf_dim d ON x.nm = d.t WHERE d.a < 30'),
+	('text = name', 'SELECT x.g, d.id FROM jf_dim d JOIN jf_names x ON d.t = x.nm WHERE d.a < 30')
+) v(k, q), LATERAL jf_check(q) c ORDER BY 1;
+CREATE SEQUENCE jf_seq;
+SET bloomfilter.join_filter = always;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM jf_dim d JOIN (SELECT k, nextval('jf_seq') AS n FROM jf_fact OFFSET 0) s ON s.k = d.id
+WHERE d.a < 10;
+SELECT count(*) FROM jf_dim d JOIN (SELECT k, nextval('jf_seq') AS n FROM jf_fact OFFSET 0) s ON s.k = d.id
+WHERE d.a < 10;
+SELECT currval('jf_seq') AS nextval_calls;
+RESET bloomfilter.join_filter;
+
 -- rescans: the join inside a nested loop's inner side (a LATERAL subquery, a correlated
 -- subquery) is rebuilt and tested again; a build side that depends on the outer row takes no
 -- filter (the join may rebuild it after reading a probe row)

@@ -179,36 +179,55 @@ typedef struct KeyHash
 	Oid			collation;
 } KeyHash;
 
+static KeyHashKind
+key_hash_kind(Oid proc, Oid collation)
+{
+	switch (proc)
+	{
+		case F_HASHINT2EXTENDED:
+			return KH_INT2;
+		case F_HASHINT4EXTENDED:
+			return KH_INT4;
+		case F_HASHINT8EXTENDED:
+			return KH_INT8;
+		case F_HASHTEXTEXTENDED:
+			return OidIsValid(collation) &&
+				get_collation_isdeterministic(collation) ? KH_BYTES : KH_FMGR;
+		case F_HASHVARLENAEXTENDED:
+			return KH_BYTES;
+		case F_UUID_HASH_EXTENDED:
+			return KH_UUID;
+		default:
+			return KH_FMGR;
+	}
+}
+
+/*
+ * Whether the two sides of a key column, hashed by procs a and b of one
+ * family, hash equal values alike: both by the family's own functions
+ * (which the family guarantees), both integers, or the same kind.  Not so
+ * for a family whose types the extension hashes one way and PostgreSQL the
+ * other (text_ops holds name: text = name would hash text's bytes by XXH3
+ * and name's by hash_any).
+ */
+static bool
+kinds_agree(Oid a, Oid b, Oid collation)
+{
+	KeyHashKind ka = key_hash_kind(a, collation);
+	KeyHashKind kb = key_hash_kind(b, collation);
+
+	if (ka == kb)
+		return true;
+	return (ka == KH_INT2 || ka == KH_INT4 || ka == KH_INT8) &&
+		(kb == KH_INT2 || kb == KH_INT4 || kb == KH_INT8);
+}
+
 static void
 key_hash_init(KeyHash *kh, Oid proc, Oid collation, MemoryContext mcxt)
 {
 	fmgr_info_cxt(proc, &kh->proc, mcxt);
 	kh->collation = collation;
-	switch (proc)
-	{
-		case F_HASHINT2EXTENDED:
-			kh->kind = KH_INT2;
-			break;
-		case F_HASHINT4EXTENDED:
-			kh->kind = KH_INT4;
-			break;
-		case F_HASHINT8EXTENDED:
-			kh->kind = KH_INT8;
-			break;
-		case F_HASHTEXTEXTENDED:
-			kh->kind = OidIsValid(collation) &&
-				get_collation_isdeterministic(collation) ? KH_BYTES : KH_FMGR;
-			break;
-		case F_HASHVARLENAEXTENDED:
-			kh->kind = KH_BYTES;
-			break;
-		case F_UUID_HASH_EXTENDED:
-			kh->kind = KH_UUID;
-			break;
-		default:
-			kh->kind = KH_FMGR;
-			break;
-	}
+	kh->kind = key_hash_kind(proc, collation);
 }
 
 /* Two halves from one 64-bit hash (a murmur3 finalizer for the second) */
@@ -1039,6 +1058,8 @@ consider_join(Surgery *s, HashJoin *join)
 		probe_proc = hash_proc_for(opno, lefttype);
 		build_proc = hash_proc_for(opno, righttype);
 		if (!OidIsValid(probe_proc) || !OidIsValid(build_proc) ||
+			!kinds_agree(probe_proc, build_proc,
+						 list_nth_oid(join->hashcollations, i)) ||
 			exprType((Node *) inner_key) == InvalidOid)
 			continue;
 		if (!trace_column(&join->join.plan.lefttree,
@@ -1162,6 +1183,10 @@ pass_through_node(Surgery *s, Plan *child, const CustomScanKind *kind)
 	plan->plan_width = child->plan_width;
 	plan->parallel_aware = false;
 	plan->parallel_safe = child->parallel_safe;
+#if PG_VERSION_NUM >= 180000
+	/* (a node above a disabled one counts it too, or EXPLAIN says "Disabled") */
+	plan->disabled_nodes = child->disabled_nodes;
+#endif
 	plan->plan_node_id = s->next_node_id++;
 	plan->extParam = bms_copy(child->extParam);
 	plan->allParam = bms_copy(child->allParam);

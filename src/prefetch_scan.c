@@ -454,6 +454,17 @@ join_scan_for(Plan *plan, CustomScan *probe, List *rtable)
 
 	if (!prefetch_scan_enabled || !IsA(plan, SeqScan))
 		return NULL;
+	/*
+	 * The scan projects only the rows that pass the filters, which the probe
+	 * node tests after the sequential scan projected every row: so only a
+	 * projection that can neither fail nor be seen (a subquery's nextval(),
+	 * or 1 / x, is run for every row that passes the quals)
+	 */
+	foreach(lc, plan->targetlist)
+	{
+		if (loud_walker((Node *) lfirst_node(TargetEntry, lc)->expr, NULL))
+			return NULL;
+	}
 	rte = rt_fetch(scanrelid, rtable);
 	if (rte->rtekind != RTE_RELATION ||
 		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
