@@ -30,7 +30,7 @@ _PG_init(void)
 {
 	DefineCustomBoolVariable("bloomfilter.prefetch_scan",
 							 "Lets a sequential scan test a Bloom filter a few rows ahead.",
-							 "A scan whose WHERE clause tests every row against one filter reads rows ahead and prefetches the filter's blocks.",
+							 "A scan whose WHERE clause tests every row against one filter, and a sequential scan that tests automatic join filters (the join scan), read rows ahead and prefetch the filter's blocks.",
 							 &prefetch_scan_enabled, true, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 	DefineCustomBoolVariable("bloomfilter.agg_scan",
