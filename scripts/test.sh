@@ -43,7 +43,14 @@ if [ "${1:-}" = all ]; then
 	versions=${TEST_VERSIONS:-15 17 18}
 	core_tested=0
 	for v in $versions; do
-		part "PostgreSQL $v" env BF_CORE_TESTED=$core_tested "$MAKE" -s test PG_MAJOR="$v"
+		# after the first version the two oracles run 400 queries each (the prefetching scan's
+		# oracle 1,200 by default), so that make test-all stays within CI's 45 minutes;
+		# ORACLE_QUERIES set by hand applies to every version
+		oracle=()
+		if [ "$core_tested" = 1 ] && [ -z "${ORACLE_QUERIES:-}" ]; then
+			oracle=(ORACLE_QUERIES=400)
+		fi
+		part "PostgreSQL $v" env BF_CORE_TESTED=$core_tested "${oracle[@]}" "$MAKE" -s test PG_MAJOR="$v"
 		core_tested=1
 	done
 	later=$(printf '%s\n' $versions | grep -vx 15 | tr '\n' ' ') || true
