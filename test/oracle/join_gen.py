@@ -67,6 +67,7 @@ class Gen:
         self.r = rng
         self.icu = features['icu']
         self.guc = features['guc']
+        self.fdw = features.get('fdw', False)
         self.fallible_ok = False   # quals that may raise an error are allowed
         self.fallible = False      # and one was placed
         self.ctes = []
@@ -418,17 +419,248 @@ def guard_query(g, q):
     q.stmts = [f"SELECT count(*), sum({b}.v), count(DISTINCT {d}.id) FROM {frm} WHERE {where}"]
 
 
+# statistics that lie (join_schema.py's st_b): what a build side is filtered on, and what it
+# keeps in fact; and the keys of st_p (probe) against st_b
+STALE_PRED = [("{b}.flag = 1", 4), ("{b}.flag10 = 1", 3), ("{b}.hot = 1", 3),
+              ("{b}.grp = 777", 2), ("({b}.k * 0) = 0", 2), ("lower({b}.tx) = lower({b}.vc)", 1),
+              ("{b}.flag = 1 AND {b}.grp < 50", 2)]
+STALE_KEYS = [("{p}.k = {b}.k", 5), ("{p}.k8 = {b}.k", 2), ("{p}.tx = {b}.tx", 2),
+              ("{p}.tx = {b}.vc", 1)]
+
+
+def stale_query(g, q):
+    """a build side 10 to 1,000 times its estimate (st_b), against st_p: serial, or Parallel
+    Hash (the configurations with parallel plans), where each participant meets keys the plan
+    never expected; now and then a second, truthful dimension"""
+    r = g.r
+    q.settings = [s for s in q.settings if 'parallel_hash' not in s]
+    if r.random() < 0.2:
+        q.settings.append("enable_parallel_hash = off")
+    p, b = g.alias('p'), g.alias('b')
+    pred = g.pick(STALE_PRED).format(b=b)
+    key = g.pick(STALE_KEYS).format(p=p, b=b)
+    form = g.pick([('agg', 50), ('exists', 15), ('in', 10), ('star', 15), ('right', 10)])
+    if form == 'exists':
+        q.stmts = [f"SELECT count(*), sum({p}.v) FROM st_p {p} WHERE EXISTS (SELECT 1 FROM st_b "
+                   f"{b} WHERE {key} AND {pred})"]
+    elif form == 'in':
+        q.stmts = [f"SELECT count(*), sum({p}.v) FROM st_p {p} WHERE {p}.k IN (SELECT {b}.k "
+                   f"FROM st_b {b} WHERE {pred})"]
+    elif form == 'star':
+        d = g.alias('d')
+        q.stmts = [f"SELECT count(*), sum({p}.v), count(DISTINCT {d}.id) FROM st_p {p} "
+                   f"JOIN st_b {b} ON {key} JOIN dim_a {d} ON {d}.k4 = {p}.k % 5000 "
+                   f"WHERE {pred} AND {g.dim_filter(d)}"]
+    elif form == 'right':
+        q.stmts = [f"SELECT count(*), count({p}.id), sum({p}.v) FROM st_p {p} RIGHT JOIN st_b "
+                   f"{b} ON {key} WHERE {pred}"]
+    else:
+        q.stmts = [f"SELECT count(*), sum({p}.v), count(DISTINCT {b}.k) FROM st_p {p} "
+                   f"JOIN st_b {b} ON {key} WHERE {pred}"]
+    q.force_parallel = False
+
+
+# volatile, leaky and failing expressions in the probe subtree: {a} is the alias they read
+VOLATILE = [("nextval('cnt')", 3), ("vol({a}.id)", 3), ("CASE WHEN {a}.v % 2 = 0 THEN vol({a}.v) "
+            "ELSE 0 END", 2), ("(SELECT vol(c.id) FROM dim_c c WHERE c.id = {a}.id % 60 + 1)", 2),
+            ("boom({a}.id, {k})", 2)]
+
+
+def sidefx_query(g, q):
+    """side effects and errors at every level of the probe subtree of a filtered join: the
+    target list of a join or a scan inside a subquery, a volatile qual on a subquery over a
+    window function, a leaky function over a security_barrier view, a set-returning function,
+    volatile or failing code on the other side of an intermediate join; compared by the calls
+    counted (the sequence cnt) as well as by rows and SQLSTATEs"""
+    r = g.r
+    fact_cols = f"{COMMON}, w4, w8, wtx, z4, zu, zn"
+    vol = lambda a: g.pick(VOLATILE).format(a=a, k=r.randrange(1, 6000))
+    f, s, d = g.alias('f'), g.alias('s'), g.alias('d')
+    ft = g.pick([('fact', 60), ('fact_p', 20), ('fact_i', 20)])
+    form = g.pick([('join_tlist', 25), ('scan_tlist', 15), ('window', 15), ('sbview', 15),
+                   ('srf', 10), ('other_side', 20)])
+    where = [g.dim_filter(d)]
+    if form == 'join_tlist':
+        d2 = g.alias('d2')
+        src = (f"(SELECT {f}.*, {d2}.id AS did, {vol(f)} AS c FROM {ft} {f} JOIN "
+               f"{g.pick(DIMS)} {d2} ON {g.cond(g.key({'w', 'z'}), f, d2)} "
+               f"WHERE {g.dim_filter(d2)})")
+    elif form == 'scan_tlist':
+        src = f"(SELECT {f}.*, {vol(f)} AS c FROM {ft} {f}{' OFFSET 0' if r.random() < 0.5 else ''})"
+    elif form == 'window':
+        src = (f"(SELECT {f}.*, row_number() OVER (PARTITION BY {f}.grp ORDER BY {f}.id) AS c "
+               f"FROM {ft} {f})")
+        where.append(g.pick([(f"volb({s}.id)", 3), (f"leaky({s}.id)", 1),
+                             (f"boom({s}.id, {r.randrange(1, 6000)}) > 0", 1)]))
+    elif form == 'sbview':
+        src = "sbv"
+        where.append(g.pick([(f"leaky({s}.id)", 3), (f"volb({s}.id)", 1)]))
+    elif form == 'srf':
+        src = g.pick([(f"(SELECT {fact_cols}, srf_cnt({f}.id) AS c FROM {ft} {f})", 3),
+                      (f"(SELECT {fact_cols}, generate_series(1, vol({f}.id) % 3) AS c "
+                       f"FROM {ft} {f})", 1)])
+    else:
+        # the fact joined to a dimension whose side computes something volatile or failing,
+        # then to the filtered dimension d: a filter from d that empties the fact's rows would
+        # let the intermediate join skip its other side
+        d2 = g.alias('d2')
+        other = g.pick([(f"(SELECT {d2}.*, {vol(d2)} AS c FROM {g.pick(DIMS)} {d2})", 3),
+                        (f"(SELECT * FROM {g.pick(DIMS)} {d2} WHERE volb({d2}.id))", 2)])
+        src = f"(SELECT {f}.* FROM {ft} {f} JOIN {other} {d2} ON " \
+              f"{g.cond(g.key({'w', 'z'}), f, d2)})"
+        if r.random() < 0.5:
+            src = src[:-1] + " OFFSET 0)"
+    key = g.cond(g.key({'x'}), s, d)
+    frm = f"{src} {s} JOIN {g.pick(DIMS)} {d} ON {key}"
+    form_out = g.pick([('agg', 60), ('rows', 40)])
+    if form_out == 'agg':
+        q.stmts = [f"SELECT count(*), count(DISTINCT {s}.id), max({d}.id) FROM {frm} "
+                   f"WHERE {' AND '.join(where)}"]
+    else:
+        q.stmts = [f"SELECT {s}.id, {d}.id FROM {frm} WHERE {' AND '.join(where)}"]
+    q.serial_only = True     # nothing volatile runs in a parallel worker anyway
+
+
+# join keys that postgres_fdw can ship a filter for (same type on both sides), and some it can
+# not; ft is the foreign table's alias, d the local one's
+FDW_KEYS = [("{f}.k4 = {d}.k4", 5), ("{f}.k8 = {d}.k8", 2), ("{f}.tx = {d}.tx", 3),
+            ("{f}.vc = {d}.vc", 4), ("{f}.u = {d}.u", 2), ("{f}.k4 = {d}.k8", 1),
+            ("{f}.w4 = {d}.k4", 1)]
+
+
+def fdw_source(g):
+    """(the probe side, its alias, the build side, its alias, the join condition): usually a
+    foreign fact probed with a filter built from a local dimension"""
+    f, d = g.alias('f'), g.alias('d')
+    key = g.pick(FDW_KEYS)
+    if g.r.random() < 0.2:
+        key = key.replace("{f}.w4", "{f}.k4")
+        return "ft_dim", f, g.pick(DIMS), d, key.format(f=f, d=d)
+    if g.r.random() < 0.15:
+        key = key.replace("{f}.w4", "{f}.k4")
+        return "fact", f, "ft_dim", d, key.format(f=f, d=d)
+    return "ft_fact", f, g.pick(DIMS), d, key.format(f=f, d=d)
+
+
+def fdw_query(g, q):
+    """a join with a postgres_fdw table (the loopback server with extensions 'bloomfilter'):
+    inner, outer and semi joins, a generic plan, an UPDATE of a local table FROM it"""
+    r = g.r
+    pt, f, bt, d, on = fdw_source(g)
+    dflt = g.dim_filter(d)
+    form = g.pick([('join', 40), ('left', 10), ('exists', 10), ('prepared', 15),
+                   ('update', 15), ('star', 10)])
+    if form == 'join':
+        q.stmts = [f"SELECT {f}.id, {d}.id, {f}.v FROM {pt} {f} JOIN {bt} {d} ON {on} "
+                   f"WHERE {dflt}"]
+    elif form == 'left':
+        q.stmts = [f"SELECT count(*), count({d}.id), sum({f}.v) FROM {pt} {f} LEFT JOIN {bt} {d} "
+                   f"ON {on} AND {dflt}"]
+    elif form == 'exists':
+        q.stmts = [f"SELECT count(*), sum({f}.v) FROM {pt} {f} WHERE EXISTS (SELECT 1 FROM {bt} "
+                   f"{d} WHERE {on} AND {dflt})"]
+    elif form == 'prepared':
+        q.settings.append("plan_cache_mode = force_generic_plan")
+        q.pre = ["DEALLOCATE ALL",
+                 f"PREPARE q1(int) AS SELECT count(*), sum({f}.v), count(DISTINCT {d}.id) "
+                 f"FROM {pt} {f} JOIN {bt} {d} ON {on} WHERE {d}.grp < $1"]
+        q.stmts = ["EXECUTE q1(10)", "EXECUTE q1(50)", "EXECUTE q1(0)"]
+        q.explain = q.stmts[0]
+    elif form == 'update' and not bt.startswith('ft_'):
+        q.stmts = [f"UPDATE {bt} {d} SET v = {d}.v + 1 FROM {pt} {f} WHERE {on} AND {dflt} "
+                   f"RETURNING {d}.id, {d}.v, {f}.id"]
+        row = "concat_ws(':', id, grp, v, k4, tx)"
+        q.post = [f"SELECT md5(string_agg({row}, ',' ORDER BY {row})) FROM {bt}"]
+    else:
+        d2 = g.alias('d')
+        q.stmts = [f"SELECT count(*), sum({f}.v), count(DISTINCT {d2}.id) FROM {pt} {f} "
+                   f"JOIN {bt} {d} ON {on} JOIN {g.pick(DIMS)} {d2} ON {f}.id % 300 = {d2}.id "
+                   f"WHERE {dflt} AND {g.dim_filter(d2)}"]
+
+
+def routine_query(g, q):
+    """the join run by PL/pgSQL with variables in its WHERE clause (a function returning the
+    rows, a FOR loop, a DO block that writes its result, dynamic SQL with USING) or by an SQL
+    function with parameters; generic plans now and then.  The join is local, with a foreign
+    table, or over the tables whose statistics lie"""
+    r = g.r
+    src = g.pick([('local', 45), ('fdw', 35 if g.fdw else 0), ('stale', 20)])
+    if src == 'fdw':
+        pt, f, bt, d, on = fdw_source(g)
+        sel = f"{f}.id, {d}.id, {f}.v"
+        frm = f"{pt} {f} JOIN {bt} {d} ON {on}"
+        lim_col, skip_col = f"{d}.grp", f"{f}.v"
+    elif src == 'stale':
+        f, d = g.alias('p'), g.alias('b')
+        sel = f"{f}.id, {d}.k, {f}.v"
+        frm = f"st_p {f} JOIN st_b {d} ON {g.pick(STALE_KEYS).format(p=f, b=d)}"
+        frm += f" AND {g.pick(STALE_PRED).format(b=d)}"
+        lim_col, skip_col = f"{d}.k % 100", f"{f}.v"
+    else:
+        ft, groups = g.fact()
+        dt, _ = g.dim()
+        f, d = g.alias('f'), g.alias('d')
+        sel = f"{f}.id, {d}.id, {f}.v"
+        frm = f"{ft} {f} JOIN {dt} {d} ON {g.cond(g.key(groups), f, d)}"
+        lim_col, skip_col = f"{d}.grp", f"{f}.v"
+    if r.random() < 0.5:
+        q.settings.append("plan_cache_mode = force_generic_plan")
+    body = f"FROM {frm} WHERE {lim_col} < v_lim AND {skip_col} <> v_skip"
+    agg = f"count(*), coalesce(sum({f}.v), 0), count(DISTINCT {d}.{'k' if src == 'stale' else 'id'})"
+    form = g.pick([('func', 30), ('loop', 15), ('do', 15), ('dynamic', 10), ('sql', 20),
+                   ('sql_setof', 10)])
+    calls = [(10, 5), (50, 7), (0, 0), (25, 3)]
+    if form == 'func':
+        q.pre = [f"CREATE FUNCTION pq(v_lim int, v_skip int) RETURNS SETOF text LANGUAGE plpgsql "
+                 f"AS $f$BEGIN RETURN QUERY SELECT concat_ws(':', {sel}) {body}; END$f$"]
+    elif form == 'loop':
+        q.pre = [f"CREATE FUNCTION pq(v_lim int, v_skip int) RETURNS text LANGUAGE plpgsql AS "
+                 f"$f$DECLARE rec record; n bigint := 0; s bigint := 0; BEGIN "
+                 f"FOR rec IN SELECT {sel} {body} LOOP n := n + 1; s := s + rec.v; END LOOP; "
+                 f"RETURN n || ':' || s; END$f$"]
+    elif form == 'dynamic':
+        dyn = body.replace('v_lim', '$1').replace('v_skip', '$2')
+        q.pre = [f"CREATE FUNCTION pq(v_lim int, v_skip int) RETURNS SETOF text LANGUAGE plpgsql "
+                 f"AS $f$BEGIN RETURN QUERY EXECUTE $q$SELECT concat_ws(':', {sel}) {dyn}$q$ "
+                 f"USING v_lim, v_skip; END$f$"]
+    elif form in ('sql', 'sql_setof'):
+        sbody = body.replace('v_lim', '$1').replace('v_skip', '$2')
+        if form == 'sql':
+            q.pre = [f"CREATE FUNCTION pq(int, int) RETURNS text LANGUAGE sql AS "
+                     f"$f$SELECT concat_ws(':', {agg}) {sbody}$f$"]
+        else:
+            q.pre = [f"CREATE FUNCTION pq(int, int) RETURNS SETOF text LANGUAGE sql "
+                     f"{r.choice(['', 'STABLE '])}AS $f$SELECT concat_ws(':', {sel}) {sbody}$f$"]
+    if form == 'do':
+        blocks = []
+        for lim, skip in calls[:3]:
+            blocks.append(f"DO $d$DECLARE v_lim int := {lim}; v_skip int := {skip}; a bigint; "
+                          f"b bigint; c bigint; BEGIN SELECT {agg} INTO a, b, c {body}; "
+                          f"INSERT INTO sink VALUES (a, b, c::text); END$d$")
+        q.stmts = blocks
+        q.post = ["SELECT a, b, t FROM sink ORDER BY a, b, t"]
+    else:
+        q.stmts = [f"SELECT * FROM pq({lim}, {skip})" for lim, skip in calls]
+    lit = body.replace('v_lim', str(calls[0][0])).replace('v_skip', str(calls[0][1]))
+    q.explain = f"SELECT {sel} {lit}"
+    q.serial_only = src == 'stale' and r.random() < 0.5
+
+
 SHAPES = [('join', 30), ('star', 18), ('semi', 10), ('anti', 6), ('union', 5), ('lateral', 10),
-          ('nestloop', 6), ('prepared', 7), ('dml', 8), ('guard', 3)]
+          ('nestloop', 6), ('prepared', 7), ('dml', 8), ('guard', 3), ('stale', 8),
+          ('sidefx', 8), ('routine', 8), ('fdw', 6)]
 
 
 def make_query(seed, i, features):
     """query number i of the run with this seed; features: {'icu': the ci collation exists,
-    'guc': the setting bloomfilter.join_filter exists}"""
+    'guc': the setting bloomfilter.join_filter exists, 'fdw': the loopback foreign tables exist,
+    'shapes': the only shapes to make, or empty for all}"""
     r = random.Random(f"{seed}:{i}")
     g = Gen(r, features)
     q = Query()
-    q.shape = g.pick(SHAPES)
+    shapes = [(k, w) for k, w in SHAPES if (k != 'fdw' or g.fdw) and
+              (not features.get('shapes') or k in features['shapes'])]
+    q.shape = g.pick(shapes)
     pure_hash = r.random() < 0.8
     if pure_hash:
         q.settings += ["enable_mergejoin = off", "enable_nestloop = off"]
@@ -441,9 +673,10 @@ def make_query(seed, i, features):
     {'join': join_query, 'star': star_query, 'union': union_query, 'lateral': lateral_query,
      'semi': lambda g, q: semi_query(g, q, False), 'anti': lambda g, q: semi_query(g, q, True),
      'nestloop': nestloop_query, 'prepared': prepared_query, 'dml': dml_query,
-     'guard': guard_query}[q.shape](g, q)
-    q.serial_only = g.fallible
-    q.force_parallel = r.random() < 0.15
+     'guard': guard_query, 'stale': stale_query, 'sidefx': sidefx_query,
+     'routine': routine_query, 'fdw': fdw_query}[q.shape](g, q)
+    q.serial_only = q.serial_only or g.fallible or q.shape == 'fdw'
+    q.force_parallel = r.random() < 0.15 and q.shape != 'stale'
     q.analyze = r.random() < 0.15 or q.shape == 'guard'
     if q.explain is None:
         q.explain = q.stmts[0]

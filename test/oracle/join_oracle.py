@@ -12,10 +12,21 @@ each one in several configurations of bloomfilter.join_filter:
     off-par           off, parallel plans forced (parallel_setup_cost = 0, ...)
     always-par        always, parallel
     always-par-noldr  always, parallel, parallel_leader_participation = off
+    on-par            on, parallel
 
-Every configuration must give the reference's rows (as a multiset), its SQLSTATE (or none) and,
-for a statement that writes, the digest of the table written.  Queries with quals that raise an
-error on some rows run in the serial configurations only (join_gen.py says why).
+Every configuration must give the reference's rows (as a multiset), its SQLSTATE (or none), the
+calls its volatile and leaky functions made (the sequence cnt afterwards) and, for a statement
+that writes, the digest of the table written.  Queries with quals that raise an error on some
+rows run in the serial configurations only (join_gen.py says why).
+
+Besides join_gen.py's plain queries over truthful statistics, the generator makes queries over
+tables whose statistics lie (build sides 10 to 1,000 times their estimates, serial and under
+Parallel Hash), with side effects and errors in every level of the probe subtree, run from
+PL/pgSQL with variables and from SQL functions, and over postgres_fdw foreign tables of a
+loopback server (join_schema.py; the foreign ones when postgres_fdw is installed), while a role
+that may create objects in public has defined @> operators of its own.  Then EvalPlanQual
+cases (join_epq.py) run in the serial configurations with a second session that updates a row
+the query waits for.
 
 Plans are checked too: EXPLAIN (VERBOSE) must not fail where the reference's does not; with the
 setting off no "bloomfilter join" node may appear; a build node may sit only below the Hash of
@@ -28,27 +39,33 @@ printed say how many probes dropped rows, how many hash joins with a filter spil
 and how often the guard of 'on' paused a filter).  A lost connection (a crash) or an SQLSTATE
 XX000 fails the run at once.
 
-Environment: ORACLE_SEED (default 1), ORACLE_QUERIES (default 400), ORACLE_REPLAY (a query
-number: run that one alone and print its SQL, plans and results), ORACLE_MAX_REPORTS
-(mismatches printed in full, default 5).  Connects through the PG* variables; the database must
+Environment: ORACLE_SEED (default 1), ORACLE_QUERIES (default 400), ORACLE_EPQ (EvalPlanQual
+cases, default 12), ORACLE_REPLAY (a query number, or epq:N: run that one alone and print its
+SQL, plans and results), ORACLE_SHAPES (comma-separated shapes of join_gen.SHAPES: make only
+those), ORACLE_MAX_REPORTS (mismatches printed in full, default 5).  Connects through the PG* variables; the database must
 load the library in every session (session_preload_libraries, which join_oracle.sh sets).  Exit
 status 0 when every comparison holds, 1 otherwise.
 """
 import os
 import re
 import sys
+import threading
 import time
 
 import psycopg2
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import join_schema  # noqa: E402
-from join_gen import make_query  # noqa: E402
+import join_epq  # noqa: E402
+from gen import Query  # noqa: E402
+from join_gen import SHAPES as SHAPES_ALL, make_query  # noqa: E402
 from oracle import (Crash, Failed, connect, diff, is_lost, norm_row,  # noqa: E402
                     row_key, say, short)
 
 SEED = os.environ.get('ORACLE_SEED', '1')
 NQ = int(os.environ.get('ORACLE_QUERIES', '400'))
+NEPQ = int(os.environ.get('ORACLE_EPQ', '12'))
+SHAPES = {s for s in os.environ.get('ORACLE_SHAPES', '').replace(' ', ',').split(',') if s}
 REPLAY = os.environ.get('ORACLE_REPLAY', '')
 MAX_REPORTS = int(os.environ.get('ORACLE_MAX_REPORTS', '5'))
 
@@ -64,6 +81,7 @@ CONFIGS = [
     ('off-par', 'off', 'on', None),
     ('always-par', 'always', 'on', None),
     ('always-par-noldr', 'always', 'off', None),
+    ('on-par', 'on', 'on', None),
 ]
 SERIAL = [c for c in CONFIGS if c[2] is None]
 ANALYZED = ('always', 'always-probe', 'on', 'always-par')
@@ -147,9 +165,11 @@ class Runner:
             'probe_node', 'par_hash_join', 'par_build', 'par_probe', 'par_join_scan',
             'noldr_build', 'on_build',
             'analyzed', 'analyzed_dropped', 'analyzed_spilled', 'on_paused', 'errors',
-            'serial_only')}
+            'serial_only', 'stale_par_build', 'fdw_remote_filter', 'counted_calls',
+            'epq_blocked')}
         self.build_under = {}
         self.shapes = {}
+        self.secs = {}
         self.mismatches = []
 
     # ---- set-up ----
@@ -168,13 +188,30 @@ class Runner:
         icu = c.fetchone()[0]
         if not icu:
             say("note: no ICU: the keys of a nondeterministic collation are left out")
-        self.features = {'icu': icu, 'guc': guc}
-        for sql in join_schema.setup_sql(icu):
+        c.execute("SELECT count(*) > 0 FROM pg_available_extensions WHERE name = 'postgres_fdw'")
+        fdw = c.fetchone()[0]
+        if not fdw:
+            say("note: no postgres_fdw: the queries over foreign tables are left out")
+        unknown = SHAPES - {k for k, _ in SHAPES_ALL}
+        if unknown:
+            raise Failed(f"unknown ORACLE_SHAPES {sorted(unknown)}; known: "
+                         f"{[k for k, _ in SHAPES_ALL]}")
+        self.features = {'icu': icu, 'guc': guc, 'fdw': fdw, 'shapes': SHAPES}
+        sqls = join_schema.setup_sql(icu)
+        if fdw:
+            c.execute("SELECT current_database(), current_user")
+            db, user = c.fetchone()
+            sqls += join_schema.fdw_setup_sql(db, os.environ.get('PGHOST') or 'localhost',
+                                              os.environ.get('PGPORT') or '5432', user,
+                                              os.environ.get('PGPASSWORD', ''))
+        for sql in sqls:
             try:
                 c.execute(sql)
             except psycopg2.Error as e:
                 raise Failed(f"set-up: SQLSTATE {e.pgcode}: {short(str(e), 500)}\n"
                              f"in: {short(sql.strip(), 500)}")
+        c.execute("SELECT id FROM epl WHERE grp < 5 ORDER BY id")
+        self.epq_ids = [x for x, in c.fetchall()]
         for desc, sql in join_schema.storage_checks():
             c.execute(sql)
             if c.fetchone()[0] is not True:
@@ -209,6 +246,7 @@ class Runner:
         out = {'err': None, 'msg': None, 'rows': [], 'side': None, 'plan': None,
                'explain_err': None}
         try:
+            c.execute("SELECT setval('cnt', 1, false)")
             self.begin(cfg, q)
             try:
                 for s in q.pre:
@@ -239,6 +277,8 @@ class Runner:
                 out['err'] = e.pgcode
                 out['msg'] = (e.pgerror or str(e)).strip().splitlines()[0]
             c.execute("ROLLBACK")
+            c.execute("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM cnt")
+            out['calls'] = c.fetchone()[0]
             if q.analyze and cfg[0] in ANALYZED:
                 out['analyze_err'] = self.analyze(q, cfg)
         except psycopg2.Error as e:
@@ -287,6 +327,9 @@ class Runner:
             return f"EXPLAIN: SQLSTATE {out['explain_err']} ({out.get('explain_msg')})"
         if ref['side'] != out['side']:
             return f"rows written: {ref['side']} vs {out['side']}"
+        if ref['calls'] != out['calls']:
+            return (f"calls of the volatile functions (the sequence cnt): {ref['calls']} vs "
+                    f"{out['calls']}")
         if out.get('analyze_err') and (out['err'] is None or 'SQLSTATE' not in out['analyze_err']):
             return out['analyze_err']
         for n, (a, b) in enumerate(zip(ref['rows'], out['rows'])):
@@ -325,7 +368,12 @@ class Runner:
                 self.cov['build_rescanned'] += 1
             if any(ancestors(nodes, j)[:1] == ['Append'] for j in probes):
                 self.cov['probe_in_append'] += 1
-        elif name == 'always-par':
+        if name in ('always-par', 'on-par') and q.shape == 'stale' and builds and \
+                'Parallel Hash' in plan:
+            self.cov['stale_par_build'] += 1
+        if name == 'always' and re.search(r'Remote SQL: .*IS NULL\)* OR .*@>', plan):
+            self.cov['fdw_remote_filter'] += 1
+        if name == 'always-par':
             self.cov['par_hash_join'] += eligible
             self.cov['par_build'] += bool(builds)
             self.cov['par_probe'] += bool(probes)
@@ -340,9 +388,99 @@ class Runner:
             self.cov['on_build'] += bool(builds)
         return None
 
+    # ---- EvalPlanQual ----
+    def run_epq(self, case, cfg, b, mon):
+        """A runs the case's statement in configuration cfg while B holds the row it needs"""
+        c = self.cur
+        self.executions += 1
+        for s in join_epq.RESET:
+            c.execute(s)
+        bc = b.cursor()
+        bc.execute("BEGIN")
+        bc.execute(case.writer)
+        c.execute("SELECT pg_backend_pid()")
+        pid = c.fetchone()[0]
+        c.execute("BEGIN")
+        q = Query()
+        q.settings = list(join_epq.SETTINGS)
+        c.execute(self.settings_sql(cfg, q))
+        for s in case.pre:
+            c.execute(s)
+        out = {'err': None, 'rows': None}
+
+        def a_side():
+            try:
+                c.execute(case.query)
+                out['rows'] = sorted(map(repr, c.fetchall()))
+            except psycopg2.Error as e:
+                out['exc'] = e
+        th = threading.Thread(target=a_side)
+        th.start()
+        mc = mon.cursor()
+        blocked = False
+        deadline = time.time() + 30
+        while th.is_alive() and time.time() < deadline:
+            mc.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,))
+            row = mc.fetchone()
+            if row and row[0] == 'Lock':
+                blocked = True
+                break
+            time.sleep(0.005)
+        bc.execute("COMMIT")
+        th.join(60)
+        if th.is_alive():
+            raise Failed("EvalPlanQual: the query did not finish after the writer committed")
+        e = out.pop('exc', None)
+        if e is not None:
+            if is_lost(self.conn, e):
+                raise Crash(str(e))
+            out['err'] = e.pgcode
+            out['msg'] = (e.pgerror or str(e)).strip().splitlines()[0]
+            c.execute("ROLLBACK")
+        else:
+            c.execute(case.digest)
+            out['digest'] = c.fetchall()
+            c.execute("ROLLBACK")
+        out['blocked'] = blocked
+        return out
+
+    def check_epq(self, j, b, mon, verbose=False):
+        case = join_epq.make_epq(SEED, j, self.features['fdw'], self.epq_ids)
+        if verbose:
+            say(case.text())
+        ref = None
+        for cfg in SERIAL:
+            if cfg[0] == 'always-probe':
+                continue
+            try:
+                out = self.run_epq(case, cfg, b, mon)
+            except Crash as e:
+                raise Failed(f"EvalPlanQual case {j}: the server connection was lost in "
+                             f"configuration {cfg[0]} (a crash?): {e}\n{case.text()}\n"
+                             f"{replay_hint(f'epq:{j}')}")
+            if verbose:
+                say(f"---- {cfg[0]}: {out}")
+            if out['err'] == 'XX000':
+                raise Failed(f"EvalPlanQual case {j}, configuration {cfg[0]}: internal error "
+                             f"XX000: {out.get('msg')}\n{case.text()}\n{replay_hint(f'epq:{j}')}")
+            if ref is None:
+                ref = out
+                self.cov['epq_blocked'] += out['blocked']
+            elif out != ref:
+                self.mismatches.append((f"epq:{j}", cfg[0], f"{short(ref, 600)} vs "
+                                        f"{short(out, 600)}", case))
+                break
+
     def check_query(self, i, verbose=False):
         q = make_query(SEED, i, self.features)
         self.shapes[q.shape] = self.shapes.get(q.shape, 0) + 1
+        t0 = time.time()
+        try:
+            self.check_configs(i, q, verbose)
+        finally:
+            self.secs[q.shape] = self.secs.get(q.shape, 0) + time.time() - t0
+
+    def check_configs(self, i, q, verbose):
         self.cov['serial_only'] += q.serial_only
         if verbose:
             say(q.text())
@@ -367,6 +505,7 @@ class Runner:
             if ref is None:
                 ref = out
                 self.cov['errors'] += out['err'] is not None
+                self.cov['counted_calls'] += out['calls'] > 0
             d = d or self.differ(ref, out)
             if d:
                 self.mismatches.append((i, cfg[0], d, q))
@@ -389,6 +528,20 @@ def coverage_ok(rn):
             say(f"too little coverage: {rn.cov[have]} queries with a build node in {name}, "
                 f"fewer than {NEED[name]:.0%} of the {rn.cov[of]} with an eligible hash join")
             ok = False
+    # the new dimensions were exercised: (count, minimum, what), when the run made such queries
+    shapes = rn.shapes
+    for have, need, what in (
+            (rn.cov['stale_par_build'], 1 if shapes.get('stale', 0) >= 10 else 0,
+             "queries over lying statistics with a build node below a Parallel Hash"),
+            (rn.cov['fdw_remote_filter'], 1 if shapes.get('fdw', 0) >= 10 else 0,
+             "foreign scans whose Remote SQL tests a filter"),
+            (rn.cov['counted_calls'], 1 if shapes.get('sidefx', 0) >= 10 else 0,
+             "queries whose volatile functions were called"),
+            (rn.cov['epq_blocked'], NEPQ // 2 if NEPQ >= 4 else 0,
+             "EvalPlanQual cases that blocked on the writer's row")):
+        if have < need:
+            say(f"too little coverage: {have} {what}")
+            ok = False
     return ok
 
 
@@ -399,24 +552,37 @@ def main():
         rn.setup()
         if REPLAY:
             say(f"join oracle: replaying query {REPLAY} of seed {SEED}")
-            rn.check_query(int(REPLAY), verbose=True)
+            if REPLAY.startswith('epq:'):
+                rn.check_epq(int(REPLAY[4:]), connect(), connect(), verbose=True)
+            else:
+                rn.check_query(int(REPLAY), verbose=True)
             ok = not rn.mismatches
             say("PASS join oracle replay" if ok else "FAIL join oracle replay")
             return 0 if ok else 1
-        say(f"join oracle: seed {SEED}, {NQ} queries, PostgreSQL {rn.version}")
+        say(f"join oracle: seed {SEED}, {NQ} queries, {NEPQ} EvalPlanQual cases, "
+            f"PostgreSQL {rn.version}{'; shapes ' + ','.join(sorted(SHAPES)) if SHAPES else ''}")
         for i in range(NQ):
             rn.check_query(i)
             if (i + 1) % 200 == 0:
                 say(f"  {i + 1} queries, {len(rn.mismatches)} mismatches, {time.time() - t0:.0f} s")
+        b, mon = connect(), connect()
+        for j in range(NEPQ):
+            rn.check_epq(j, b, mon)
     except Failed as e:
         say(f"FAIL join oracle (seed {SEED}): {e}")
         return 1
-    say(f"join oracle: {NQ} queries, {rn.executions} executions in {time.time() - t0:.0f} s")
-    say("shapes: " + ", ".join(f"{k} {v}" for k, v in sorted(rn.shapes.items())))
+    say(f"join oracle: {NQ} queries and {NEPQ} EvalPlanQual cases, {rn.executions} executions "
+        f"in {time.time() - t0:.0f} s")
+    say("shapes (queries, seconds): " + ", ".join(f"{k} {v} {rn.secs[k]:.0f}"
+                                                  for k, v in sorted(rn.shapes.items())))
     say("coverage: " + ", ".join(f"{k} {v}" for k, v in rn.cov.items()))
     say("build nodes in 'always' below: " +
         (", ".join(f"{k} {v}" for k, v in sorted(rn.build_under.items())) or "none"))
     for i, cfg, d, q in rn.mismatches[:MAX_REPORTS]:
+        if str(i).startswith('epq:'):
+            say(f"MISMATCH EvalPlanQual case {i[4:]}, configuration {cfg} against off: {d}\n"
+                f"{q.text()}\n{replay_hint(i)}\n")
+            continue
         settings = rn.settings_sql(next(c for c in CONFIGS if c[0] == cfg), q)
         say(f"MISMATCH query {i}, configuration {cfg} against off: {d}\n{q.text()}\n"
             f"-- configuration {cfg}: {settings}\n{replay_hint(i)}\n")

@@ -19,6 +19,26 @@ duplicates and NULLs.  grp = g % 100 lets a query keep 1 to 50 % of a dimension.
 (100,000 narrow rows) has only the keys of dim_a's rows with grp < 25: joined to them, the
 planner expects a filter to remove three rows in four and it removes none, which is what the
 run-time guard of bloomfilter.join_filter = on is for.
+
+Statistics that lie (st_b, st_p; autovacuum off, so nothing corrects them during the run): st_b
+(40,000 rows, then 60,000) is analyzed while flag = 1 holds for 0.1 % of its rows, flag10 = 1
+for 10 % and hot = 1 for 0.05 %, and no row has grp = 777; then every row gets flag = 1 and
+flag10 = 1, the first 8,000 keys hot = 1 (their new versions side by side, so that one
+participant of a parallel scan reads most of them), and 20,000 rows with grp = 777 come in.
+A build side filtered on those arrives 10 to 1,000 times its estimate.  st_p (300,000 rows)
+is the probe side, large enough that parallel workers share the build.
+
+Side effects (side_effects_sql): the sequence cnt counts the calls of vol(), volb(), leaky(),
+srf_cnt() and every nextval('cnt'); boom(x, k) raises SQLSTATE 22012 when x = k (all
+volatile, none leakproof; leaky() is cheap, so the planner would like to test it early);
+sbv is a security_barrier view over fact.  join_oracle.py compares cnt across configurations.
+
+postgres_fdw (fdw_setup_sql): the loopback server loop (extensions 'bloomfilter') and foreign
+tables ft_fact (over fact) and ft_dim (over dim_a).  Before any query, a role that may only
+create objects in public (oracle_shadow) defines @>(bloomfilter, varchar), <@(varchar,
+bloomfilter), bloomfilter_contains(bloomfilter, varchar) and bloomfilter_add(bloomfilter,
+varchar) of its own, which no filter, local or shipped to the remote, may pick up.
+EvalPlanQual (join_epq.py) updates epl, whose rows are copies of fact's first 400.
 """
 
 # the columns every table has, in the order of the facts' and dimensions' definition
@@ -130,13 +150,88 @@ CREATE TABLE fact_big AS SELECT g AS id, g % 100 AS grp, g % 1000 AS v, x AS k4,
 FROM generate_series(1, 100000) g,
     LATERAL (SELECT 2 * ((g % 25) + 100 * ((g / 25) % 25)) AS x) v;
 """)
+    s.append(STALE_TABLES)
+    s.append(side_effects_sql())
     s.append("""
 CREATE INDEX ON fact (k4);
 CREATE INDEX ON dim_a (grp);
 CREATE INDEX ON dim_b (k4);
 ANALYZE;
 """)
+    s.append(STALE_CHANGES)
     return s
+
+
+# created before the ANALYZE of every table, changed after it
+STALE_TABLES = """
+CREATE TABLE st_b (k int, flag int, flag10 int, hot int, grp int, tx text, vc varchar(20))
+    WITH (autovacuum_enabled = off);
+INSERT INTO st_b SELECT g, (g % 1000 = 0)::int, (g % 10 = 0)::int, (g % 2000 = 1)::int, g % 100,
+    'k' || g, 'k' || g FROM generate_series(1, 40000) g;
+CREATE TABLE st_p (id int, k int, k8 int8, v int, tx text) WITH (autovacuum_enabled = off);
+INSERT INTO st_p SELECT g, x, x, g % 1000, 'k' || x
+FROM generate_series(1, 300000) g, LATERAL (SELECT (g::int8 * 7919 % 90000)::int AS x) v;
+CREATE TABLE epl_src AS SELECT id, id % 50 AS grp, 0 AS v, k4 AS k, k8, tx, vc, u
+FROM fact WHERE id <= 400 AND k4 IS NOT NULL;
+CREATE TABLE epl (LIKE epl_src);
+INSERT INTO epl SELECT * FROM epl_src;
+"""
+STALE_CHANGES = """
+UPDATE st_b SET flag = 1, flag10 = 1;
+UPDATE st_b SET hot = 1 WHERE k <= 8000;
+INSERT INTO st_b SELECT g, 1, 1, 0, 777, 'k' || g, 'k' || g FROM generate_series(40001, 60000) g;
+"""
+
+
+def side_effects_sql():
+    """the counter, the functions that have side effects or fail, a security_barrier view"""
+    return """
+CREATE SEQUENCE cnt;
+CREATE FUNCTION vol(x int) RETURNS int LANGUAGE plpgsql AS
+    $$BEGIN PERFORM nextval('cnt'); RETURN x; END$$;
+CREATE FUNCTION volb(x int) RETURNS bool LANGUAGE plpgsql AS
+    $$BEGIN PERFORM nextval('cnt'); RETURN x % 5 <> 1; END$$;
+CREATE FUNCTION leaky(x int) RETURNS bool LANGUAGE plpgsql COST 0.01 AS
+    $$BEGIN PERFORM nextval('cnt'); RETURN true; END$$;
+CREATE FUNCTION srf_cnt(x int) RETURNS SETOF int LANGUAGE plpgsql ROWS 2 AS
+    $$BEGIN PERFORM nextval('cnt'); RETURN NEXT x; IF x % 3 = 0 THEN RETURN NEXT -x; END IF; END$$;
+CREATE FUNCTION boom(x int, k int) RETURNS int LANGUAGE plpgsql AS
+    $$BEGIN IF x = k THEN RAISE EXCEPTION 'boom %', x USING ERRCODE = '22012'; END IF;
+      RETURN x; END$$;
+CREATE VIEW sbv WITH (security_barrier) AS SELECT * FROM fact WHERE grp < 80;
+"""
+
+
+def fdw_setup_sql(dbname, host, port, user, password):
+    """the loopback server, its foreign tables, and the shadowing operators of a role that
+    may create objects in public"""
+    pw = f", password '{password}'" if password else ""
+    return [f"""
+CREATE EXTENSION IF NOT EXISTS postgres_fdw;
+CREATE SERVER loop FOREIGN DATA WRAPPER postgres_fdw
+    OPTIONS (host '{host}', port '{port}', dbname '{dbname}', extensions 'bloomfilter');
+CREATE USER MAPPING FOR CURRENT_USER SERVER loop OPTIONS (user '{user}'{pw});
+CREATE FOREIGN TABLE ft_fact (id int, grp int, v int, k4 int4, k8 int8, tx text,
+    vc varchar(20), u uuid, w4 int4) SERVER loop OPTIONS (schema_name 'public', table_name 'fact');
+CREATE FOREIGN TABLE ft_dim (id int, grp int, v int, k4 int4, k8 int8, tx text,
+    vc varchar(20), u uuid) SERVER loop OPTIONS (schema_name 'public', table_name 'dim_a');
+ANALYZE ft_fact;
+ANALYZE ft_dim;
+""", """
+DROP ROLE IF EXISTS oracle_shadow;
+CREATE ROLE oracle_shadow;
+GRANT CREATE ON SCHEMA public TO oracle_shadow;
+SET ROLE oracle_shadow;
+CREATE FUNCTION bloomfilter_contains(bloomfilter, varchar) RETURNS bool LANGUAGE sql
+    IMMUTABLE AS 'SELECT true';
+CREATE OPERATOR @> (LEFTARG = bloomfilter, RIGHTARG = varchar, FUNCTION = bloomfilter_contains);
+CREATE FUNCTION shadow_contained(varchar, bloomfilter) RETURNS bool LANGUAGE sql
+    IMMUTABLE AS 'SELECT true';
+CREATE OPERATOR <@ (LEFTARG = varchar, RIGHTARG = bloomfilter, FUNCTION = shadow_contained);
+CREATE FUNCTION bloomfilter_add(bloomfilter, varchar) RETURNS bloomfilter LANGUAGE sql
+    IMMUTABLE AS 'SELECT $1';
+RESET ROLE;
+"""]
 
 
 def storage_checks():
@@ -161,6 +256,9 @@ def storage_checks():
         ("every key joins some rows and not others",
          "SELECT count(DISTINCT f.id) BETWEEN 500 AND 4500 "
          "FROM fact f JOIN dim_a d ON f.k4 = d.k4"),
+        ("the statistics of st_b lie: analyzed at 40,000 rows, now 60,000 with flag = 1",
+         "SELECT (SELECT count(*) FROM st_b WHERE flag = 1) = 60000 AND "
+         "(SELECT reltuples = 40000 FROM pg_class WHERE relname = 'st_b')"),
         ("inheritance and partitions hold their rows",
          "SELECT (SELECT count(*) FROM fact_i2) = 800 AND (SELECT count(*) FROM fact_p3) > 500 "
          "AND (SELECT count(*) FROM ONLY fact_i) = 1000"),
