@@ -52,7 +52,9 @@
 #include "access/table.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
+#include "catalog/dependency.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_operator.h"
 #include "commands/defrem.h"
 #include "catalog/pg_class_d.h"
 #include "foreign/foreign.h"
@@ -131,8 +133,24 @@ typedef enum JoinFilterState
 {
 	JF_BUILDING,				/* not complete: pass every row */
 	JF_READY,					/* complete: test */
-	JF_OVERFILLED				/* complete but overfull: pass every row */
+	JF_OVERFILLED,				/* complete but overfull: pass every row */
+	JF_MERGED					/* a Parallel Hash's: this process's keys are
+								 * in the shared filter; the verdict of all
+								 * participants is read at the first probe */
 } JoinFilterState;
+
+/*
+ * What a Parallel Hash's participants decide together, in the shared
+ * memory before the filter's bytes: whether any of them gave up on the
+ * filter (too many keys for it), and the keys all of them added
+ */
+typedef struct SharedFilterControl
+{
+	pg_atomic_uint32 abandoned;
+#ifndef PG_HAVE_ATOMIC_U64_SIMULATION
+	pg_atomic_uint64 keys;
+#endif
+} SharedFilterControl;
 
 typedef struct JoinFilter
 {
@@ -147,7 +165,8 @@ typedef struct JoinFilter
 	/* what the probes test once READY: fb's view, or the shared one */
 	const bf_filter *view;
 	/* a Parallel Hash's: every participant's keys, in dynamic shared memory */
-	unsigned char *shared;		/* NULL when serial */
+	SharedFilterControl *control;	/* NULL when serial */
+	unsigned char *shared;
 	bf_filter	shared_view;
 } JoinFilter;
 
@@ -705,6 +724,7 @@ static bool filter_type_known = false;	/* ... in this planning */
  */
 static int	planning_depth = 0;
 static Oid	filter_nsp = InvalidOid;	/* ... and its schema */
+static Oid	filter_ext = InvalidOid;	/* ... and the extension */
 
 /* The type bloomfilter in this database, or InvalidOid; sets filter_nsp */
 static Oid
@@ -723,6 +743,7 @@ find_filter_type(void)
 	if (HeapTupleIsValid(tuple))
 	{
 		filter_nsp = ((Form_pg_extension) GETSTRUCT(tuple))->extnamespace;
+		filter_ext = ((Form_pg_extension) GETSTRUCT(tuple))->oid;
 		type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 							   CStringGetDatum("bloomfilter"),
 							   ObjectIdGetDatum(filter_nsp));
@@ -776,6 +797,32 @@ shippable_key(Oid type, Oid collation, ElementKind *kind)
 		get_collation_isdeterministic(collation);
 }
 
+/*
+ * The extension's own operator  bloomfilter @> T  for a column of 'type'
+ * (varchar: the one for text), or InvalidOid.  Looked up by its argument
+ * types in the extension's schema and then required to be a member of the
+ * extension: anyone who may create objects in that schema may create an
+ * operator of the same name, which postgres_fdw would not ship.
+ */
+static Oid
+contains_operator(Oid type)
+{
+	Oid			right = getBaseType(type);
+	Oid			opno;
+
+	if (right == VARCHAROID)
+		right = TEXTOID;
+	opno = GetSysCacheOid4(OPERNAMENSP, Anum_pg_operator_oid,
+						   CStringGetDatum("@>"),
+						   ObjectIdGetDatum(filter_type),
+						   ObjectIdGetDatum(right),
+						   ObjectIdGetDatum(filter_nsp));
+	if (!OidIsValid(opno) ||
+		getExtensionOfObject(OperatorRelationId, opno) != filter_ext)
+		return InvalidOid;
+	return opno;
+}
+
 /* The FdwParam of rel's column attno, made (with its clause) if new */
 static void
 add_fdw_clause(PlannerInfo *root, RelOptInfo *rel, Var *col, Index level)
@@ -793,10 +840,7 @@ add_fdw_clause(PlannerInfo *root, RelOptInfo *rel, Var *col, Index level)
 		if (fp->relid == rel->relid && fp->attno == col->varattno)
 			return;
 	}
-	opno = LookupOperName(NULL,
-						  list_make2(makeString(get_namespace_name(filter_nsp)),
-									 makeString("@>")),
-						  filter_type, col->vartype, true, -1);
+	opno = contains_operator(col->vartype);
 	if (!OidIsValid(opno))
 		return;
 
@@ -810,14 +854,19 @@ add_fdw_clause(PlannerInfo *root, RelOptInfo *rel, Var *col, Index level)
 	{
 		NullTest   *isnull = makeNode(NullTest);
 		OpExpr	   *test;
+		Expr	   *arg = (Expr *) copyObject(col);
 
 		isnull->arg = (Expr *) param;
 		isnull->nulltesttype = IS_NULL;
 		isnull->argisrow = false;
 		isnull->location = -1;
+		/* (a varchar column is tested as text, which it is) */
+		if (getBaseType(col->vartype) == VARCHAROID)
+			arg = (Expr *) makeRelabelType(arg, TEXTOID, -1,
+										   col->varcollid,
+										   COERCE_IMPLICIT_CAST);
 		test = (OpExpr *) make_opclause(opno, BOOLOID, false, (Expr *) param,
-										(Expr *) copyObject(col), InvalidOid,
-										InvalidOid);
+										arg, InvalidOid, InvalidOid);
 		set_opfuncid(test);
 		clause = make_orclause(list_make2(isnull, test));
 	}
@@ -978,22 +1027,55 @@ wire_fdw_params(Surgery *s, Candidate *c)
 	}
 }
 
-/* A NULL in place of every placeholder left unwired */
+/* A NULL in place of every placeholder in an expression */
+static Node *
+null_placeholders(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN &&
+		fdw_param_of(((Param *) node)->paramid) != NULL)
+		return (Node *) makeNullConst(((Param *) node)->paramtype, -1,
+									  InvalidOid);
+	return expression_tree_mutator(node, null_placeholders, context);
+}
+
+/*
+ * A NULL in place of every placeholder that is not a wired remote
+ * parameter: in the remote parameters left unwired, and wherever
+ * postgres_fdw copied the clause to be run here (the quals it checks
+ * locally, the EvalPlanQual recheck of a row updated concurrently), where
+ * the clause then holds for every row.  No placeholder may stay in a plan:
+ * a PL/pgSQL function's parameter lookup takes its number as an index.
+ */
 static void
 null_unwired(Plan *plan, void *arg)
 {
-	ListCell   *le;
-
-	if (!IsA(plan, ForeignScan))
-		return;
-	foreach(le, ((ForeignScan *) plan)->fdw_exprs)
+	plan->qual = (List *) null_placeholders((Node *) plan->qual, NULL);
+	plan->targetlist = (List *) null_placeholders((Node *) plan->targetlist,
+												  NULL);
+	if (IsA(plan, ForeignScan))
 	{
-		Param	   *p = lfirst(le);
+		ForeignScan *fscan = (ForeignScan *) plan;
 
-		if (IsA(p, Param) && p->paramkind == PARAM_EXTERN &&
-			fdw_param_of(p->paramid) != NULL)
-			lfirst(le) = makeNullConst(p->paramtype, -1, InvalidOid);
+		fscan->fdw_exprs = (List *)
+			null_placeholders((Node *) fscan->fdw_exprs, NULL);
+		fscan->fdw_recheck_quals = (List *)
+			null_placeholders((Node *) fscan->fdw_recheck_quals, NULL);
+		fscan->fdw_scan_tlist = (List *)
+			null_placeholders((Node *) fscan->fdw_scan_tlist, NULL);
 	}
+}
+
+/*
+ * The keys a filter is planned for: the build side's rows, in all
+ * participants of a Parallel Hash (which share one filter)
+ */
+static double
+build_keys(Hash *hash)
+{
+	return hash->plan.parallel_aware ? hash->rows_total :
+		outerPlan(hash)->plan_rows;
 }
 
 /*
@@ -1082,7 +1164,7 @@ consider_join(Surgery *s, HashJoin *join)
 	if (keys == NIL)
 		return;
 
-	if (!plan_filter(outerPlan(hash)->plan_rows, &params))
+	if (!plan_filter(build_keys(hash), &params))
 		return;
 	if (join_filter_mode != JOIN_FILTER_ALWAYS &&
 		!filter_pays(join, best_sites, work, &params))
@@ -1096,7 +1178,7 @@ consider_join(Surgery *s, HashJoin *join)
 	c->build_procs = build_procs;
 	c->sites = best_sites;
 	c->site_attnos = best_attnos;
-	c->planned_keys = Max(outerPlan(hash)->plan_rows, 1024.0);
+	c->planned_keys = Max(build_keys(hash), 1024.0);
 	s->candidates = lappend(s->candidates, c);
 }
 
@@ -1481,6 +1563,7 @@ filter_param(EState *estate, int paramid)
 
 struct BuildState;
 static void publish_value(struct BuildState *bs, bool ready);
+static void merge_shared(JoinFilter *jf);
 
 /* ----------------------------------------------------------------------
  * The build node
@@ -1496,6 +1579,7 @@ typedef struct BuildState
 	bf_params	value_params;
 	FilterBuf	value;
 	bool		value_allocated;
+	bool		finished;		/* the child's end was seen since the (re)start */
 	int			nkeys;
 	List	   *key_exprs;		/* ExprState per key */
 	KeyHash    *hash;
@@ -1587,6 +1671,7 @@ restart_filter(BuildState *bs)
 {
 	JoinFilter *jf = bs->filter;
 
+	bs->finished = false;
 	publish_value(bs, false);
 	if (bs->value_allocated)
 	{
@@ -1607,12 +1692,10 @@ restart_filter(BuildState *bs)
 }
 
 /*
- * The child's rows are all in: the filter is READY.  Under a Parallel Hash
- * this process ORs its keys into the shared filter; the others do the same
- * before they arrive at the hash join's build barrier, and no process reads
- * a probe row before it has passed that barrier (a parallel hash join never
- * reads one before it builds), so every probe that tests the shared filter
- * finds all of them in.
+ * The child's rows are all in: the filter is READY, or OVERFILLED if it
+ * got too many keys.  Under a Parallel Hash this process instead hands its
+ * part to the shared filter (merge_shared) and reads the verdict of all
+ * participants at its first probe (shared_verdict).
  */
 static void
 finish_build(BuildState *bs)
@@ -1621,31 +1704,82 @@ finish_build(BuildState *bs)
 
 	if (bs->value_allocated)
 		filterbuf_flush(&bs->value);
-	publish_value(bs, true);
+	publish_value(bs, jf->state == JF_BUILDING);
+	if (jf->shared)
+	{
+		merge_shared(jf);
+		return;
+	}
+	if (jf->state != JF_BUILDING)
+		return;
 	/* no key at all: an empty filter, which every probe row fails */
-	if (!jf->allocated && jf->shared == NULL)
+	if (!jf->allocated)
 	{
 		filterbuf_create(&jf->fb, jf->mcxt, &jf->params);
 		jf->allocated = true;
 	}
-	if (jf->allocated)
-		filterbuf_flush(&jf->fb);
-	if (jf->shared)
-	{
-#ifndef PG_HAVE_ATOMIC_U64_SIMULATION
-		const uint64 *mine = (const uint64 *) jf->fb.b.view.payload;
-		pg_atomic_uint64 *all = (pg_atomic_uint64 *) jf->shared_view.payload;
-		Size		nwords = jf->params.payload_bytes / sizeof(uint64);
-
-		for (Size i = 0; jf->allocated && i < nwords; i++)
-			if (mine[i] != 0)
-				pg_atomic_fetch_or_u64(&all[i], mine[i]);
-#endif
-		jf->view = &jf->shared_view;
-	}
-	else
-		jf->view = &jf->fb.b.view;
+	filterbuf_flush(&jf->fb);
+	jf->view = &jf->fb.b.view;
 	jf->state = JF_READY;
+}
+
+/*
+ * A Parallel Hash participant's end of the build: it ORs its keys into the
+ * shared filter and adds their count, or, if it gave up on the filter
+ * (overfull, or no budget), marks the shared filter abandoned.  Every
+ * participant that reads build rows does this before it arrives at the
+ * hash join's build barrier, and no process reads a probe row before that
+ * barrier (a parallel hash join never reads one before it builds), so the
+ * verdict each reads at its first probe is that of every participant.
+ * One that joins the hash join after the build never builds: its filter
+ * stays BUILDING and it tests no row.
+ */
+static void
+merge_shared(JoinFilter *jf)
+{
+	if (jf->state != JF_BUILDING)
+		pg_atomic_write_u32(&jf->control->abandoned, 1);
+#ifndef PG_HAVE_ATOMIC_U64_SIMULATION
+	else
+	{
+		pg_atomic_uint64 *all = (pg_atomic_uint64 *) jf->shared_view.payload;
+
+		if (jf->allocated)
+		{
+			const uint64 *mine = (const uint64 *) jf->fb.b.view.payload;
+			Size		nwords = jf->params.payload_bytes / sizeof(uint64);
+
+			filterbuf_flush(&jf->fb);
+			for (Size i = 0; i < nwords; i++)
+				if (mine[i] != 0)
+					pg_atomic_fetch_or_u64(&all[i], mine[i]);
+		}
+		pg_atomic_fetch_add_u64(&jf->control->keys, (uint64) jf->keys);
+	}
+#endif
+	jf->view = &jf->shared_view;
+	jf->state = JF_MERGED;
+}
+
+/*
+ * At a participant's first probe after its build: the shared filter is
+ * tested only if no participant gave up on it and all of them together
+ * added no more keys than it holds
+ */
+static void
+shared_verdict(JoinFilter *jf)
+{
+	bool		usable;
+
+	pg_memory_barrier();
+	usable = pg_atomic_read_u32(&jf->control->abandoned) == 0;
+#ifndef PG_HAVE_ATOMIC_U64_SIMULATION
+	usable = usable && (double) pg_atomic_read_u64(&jf->control->keys) <=
+		jf->planned * JF_OVERFULL;
+#else
+	usable = false;
+#endif
+	jf->state = usable ? JF_READY : JF_OVERFILLED;
 }
 
 static TupleTableSlot *
@@ -1662,8 +1796,9 @@ exec_build(CustomScanState *node)
 
 	if (TupIsNull(slot))
 	{
-		if (jf->state == JF_BUILDING)
+		if (!bs->finished)
 			finish_build(bs);
+		bs->finished = true;
 		return slot;
 	}
 	if (jf->state != JF_BUILDING)
@@ -1698,6 +1833,14 @@ exec_build(CustomScanState *node)
 	{
 		filterbuf_add_deferred(&jf->fb, h);
 		if (++jf->keys > jf->planned * JF_OVERFULL)
+		{
+			jf->state = JF_OVERFILLED;
+			/* (the others may stop adding too) */
+			if (jf->control)
+				pg_atomic_write_u32(&jf->control->abandoned, 1);
+		}
+		else if (jf->control && ((uint64) jf->keys & 1023) == 0 &&
+				 pg_atomic_read_u32(&jf->control->abandoned) != 0)
 			jf->state = JF_OVERFILLED;
 	}
 	MemoryContextSwitchTo(old);
@@ -1712,25 +1855,29 @@ rescan_build(CustomScanState *node)
 }
 
 /*
- * A Parallel Hash's shared filter: the filter's bytes in the parallel
- * query's dynamic shared memory, the payload on a cache line.  Without it
- * (the plan run without workers: no shared memory) each process builds
- * alone, as a serial one, and so does the hash table.
+ * A Parallel Hash's shared filter: its control (SharedFilterControl) on a
+ * cache line of its own, then the filter's bytes, the payload on a cache
+ * line, in the parallel query's dynamic shared memory.  Without it (the
+ * plan run without workers: no shared memory) each process builds alone,
+ * as a serial one, and so does the hash table.
  */
 static Size
 estimate_dsm_build(CustomScanState *node, ParallelContext *pcxt)
 {
 	JoinFilter *jf = ((BuildState *) node)->filter;
 
-	return jf->no_budget ? 0 : jf->params.total_bytes + PG_CACHE_LINE_SIZE;
+	return jf->no_budget ? 0 : jf->params.total_bytes + 3 * PG_CACHE_LINE_SIZE;
 }
 
 static void
 attach_shared(JoinFilter *jf, void *coordinate, bool init)
 {
-	unsigned char *buf = (unsigned char *) TYPEALIGN(PG_CACHE_LINE_SIZE,
-													 coordinate);
+	SharedFilterControl *control = (SharedFilterControl *)
+		TYPEALIGN(PG_CACHE_LINE_SIZE, coordinate);
+	unsigned char *buf = (unsigned char *) control + PG_CACHE_LINE_SIZE;
 
+	StaticAssertStmt(sizeof(SharedFilterControl) <= PG_CACHE_LINE_SIZE,
+					 "the shared control takes one cache line");
 	if (jf->no_budget || coordinate == NULL)
 		return;
 	if (init)
@@ -1739,8 +1886,10 @@ attach_shared(JoinFilter *jf, void *coordinate, bool init)
 		pg_atomic_uint64 *words;
 #endif
 
+		pg_atomic_init_u32(&control->abandoned, 0);
 		bf_init(&jf->params, buf);
 #ifndef PG_HAVE_ATOMIC_U64_SIMULATION
+		pg_atomic_init_u64(&control->keys, 0);
 		words = (pg_atomic_uint64 *) (buf + BF_HEADER_SIZE);
 		for (Size i = 0; i < jf->params.payload_bytes / sizeof(uint64); i++)
 			pg_atomic_init_u64(&words[i], 0);
@@ -1748,6 +1897,7 @@ attach_shared(JoinFilter *jf, void *coordinate, bool init)
 	}
 	if (bf_open(buf, jf->params.total_bytes, &jf->shared_view) != BF_OK)
 		elog(ERROR, "bloomfilter: shared join filter damaged");
+	jf->control = control;
 	jf->shared = buf;
 }
 
@@ -1823,7 +1973,7 @@ explain_build(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyBool("Sent to Remote Scan", true, es);
 	if (es->analyze)
 		ExplainPropertyText("Filter State",
-							jf->state == JF_READY ? "complete" :
+							jf->state == JF_READY || jf->state == JF_MERGED ? "complete" :
 							jf->state == JF_OVERFILLED ? "overfull, not tested" :
 							"not complete", es);
 }
@@ -1922,9 +2072,11 @@ filter_in_use(JoinProbe *jp, ProbeTest *t)
 			DatumGetPointer(filter_param(jp->estate, t->paramid)->value);
 		t->looked = true;
 	}
-	if (t->filter == NULL || t->filter->state != JF_READY)
+	if (t->filter == NULL)
 		return NULL;
-	return t->filter;
+	if (unlikely(t->filter->state == JF_MERGED))
+		shared_verdict(t->filter);
+	return t->filter->state == JF_READY ? t->filter : NULL;
 }
 
 /* The guard: after each window, stop testing for a while if it removed little */

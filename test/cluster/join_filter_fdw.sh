@@ -14,7 +14,18 @@
 #     keys of two widths (int4 = int8), a LEFT JOIN (the remote side preserved: its parameter is
 #     NULL and every row comes), a prepared statement run five times with a generic plan;
 #   - a server without the extensions option gets no remote test;
-#   - a remote parameter no join uses is NULL (not an error: "no value found for parameter").
+#   - a remote parameter no join uses is NULL (not an error: "no value found for parameter");
+#   - a varchar column gets the remote test too (as text, the extension's own operator);
+#   - a role that may create objects in public and creates its own @>(bloomfilter, varchar)
+#     changes nothing: the test shipped is the extension's, answers stay equal, and the
+#     role's function is never called;
+#   - a PL/pgSQL function whose query uses a variable (custom plans, then a generic one) runs
+#     and answers as with join_filter = off (the placeholder once crashed the server there);
+#   - an UPDATE ... FROM and a SELECT ... FOR UPDATE joining the foreign table that wait for a
+#     concurrent update and recheck the row (EvalPlanQual) update and return the same rows
+#     (the recheck once met the placeholder: "no value found for parameter"), in plain SQL
+#     and from PL/pgSQL;
+#   - the server log shows no crash.
 # Prints the rows fetched and the times (times are never asserted).
 #
 # Run by scripts/server-tests.sh inside the throwaway cluster (PG* variables set, PGUSER a
@@ -59,8 +70,11 @@ CREATE FOREIGN TABLE remote_urls (id integer NOT NULL, id8 bigint NOT NULL, url 
 	SERVER bloom_remote OPTIONS (schema_name 'public', table_name 'urls');
 CREATE FOREIGN TABLE remote_urls_plain (id integer NOT NULL, id8 bigint NOT NULL, url text NOT NULL)
 	SERVER plain_remote OPTIONS (schema_name 'public', table_name 'urls');
+CREATE FOREIGN TABLE remote_urls_vc (id integer NOT NULL, url varchar NOT NULL)
+	SERVER bloom_remote OPTIONS (schema_name 'public', table_name 'urls');
 ANALYZE remote_urls;
 ANALYZE remote_urls_plain;
+ANALYZE remote_urls_vc;
 
 -- ids 10, 20, ..., 100000 exist remotely, 200001..210000 do not
 CREATE TABLE local_urls (id integer NOT NULL, url text PRIMARY KEY);
@@ -107,6 +121,7 @@ SQL
 
 # every later session loads the library (the planner hook)
 q -c "ALTER DATABASE \"$PGDATABASE\" SET session_preload_libraries = 'bloomfilter'"
+log_watch
 
 join="SELECT l.id, r.id FROM local_urls l JOIN remote_urls r ON r.url = l.url"
 hand="SELECT l.id, r.id FROM local_urls l JOIN remote_urls r ON r.url = l.url
@@ -157,6 +172,126 @@ SQL
 )
 check "a generic plan, five executions, then with join_filter off: $(echo $out)" \
 	test "$(echo $out)" = "10000 10000 5000 10000 10000 10000"
+
+# a varchar column: the remote test, fewer rows, the same answers
+vc_join="SELECT l.id, r.id FROM local_urls l JOIN remote_urls_vc r ON r.url = l.url"
+vc_sql=$(qa -c "SELECT remote_sql FROM foreign_scan(\$q\$$vc_join\$q\$, 'on')")
+vc_rows=$(qa -c "SELECT fetched FROM foreign_scan(\$q\$$vc_join\$q\$, 'on')")
+check "a varchar column gets the remote test: $vc_sql" \
+	grep -qE 'OPERATOR\(public\.@>\) url\)' <<<"$vc_sql"
+check "a varchar column: rows fetched far fewer than 200,000 ($vc_rows)" test "$((vc_rows * 10))" -le 200000
+same "varchar = text" "$vc_join"
+
+# a role that may create objects in public shadows @> for varchar; nothing changes
+q <<'SQL'
+CREATE ROLE mallory LOGIN;
+GRANT CREATE, USAGE ON SCHEMA public TO mallory;
+CREATE TABLE mallory_calls (n int);
+GRANT INSERT ON mallory_calls TO mallory;
+SET ROLE mallory;
+CREATE FUNCTION public.mallory_contains(public.bloomfilter, varchar) RETURNS boolean
+LANGUAGE plpgsql AS $$ BEGIN INSERT INTO mallory_calls VALUES (1); RETURN true; END $$;
+CREATE OPERATOR public.@> (LEFTARG = public.bloomfilter, RIGHTARG = varchar,
+                           FUNCTION = public.mallory_contains);
+CREATE FUNCTION public.mallory_contains(public.bloomfilter, integer, integer) RETURNS boolean
+LANGUAGE sql AS 'SELECT true';
+RESET ROLE;
+SQL
+vc_sql=$(qa -c "SELECT remote_sql FROM foreign_scan(\$q\$$vc_join\$q\$, 'on')")
+check "with a shadowing @>(bloomfilter, varchar): the remote test is still shipped" \
+	grep -qE 'OPERATOR\(public\.@>\) url\)' <<<"$vc_sql"
+same "varchar = text, shadowing operator" "$vc_join"
+same "inner join, shadowing operator" "$join"
+calls=$(qa -c "SELECT count(*) FROM mallory_calls")
+check "the shadowing operator's function is never called ($calls calls)" test "$calls" = 0
+
+# PL/pgSQL with a variable: custom plans, then a generic plan (the sixth call on)
+q <<'SQL'
+CREATE FUNCTION plpgsql_join(lim int, mode text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
+BEGIN
+	PERFORM set_config('bloomfilter.join_filter', mode, true);
+	SELECT count(*) INTO n FROM local_urls l JOIN remote_urls r ON r.id = l.id WHERE l.id > lim;
+	RETURN n;
+END
+$$;
+CREATE FUNCTION plpgsql_join_vc(lim int, mode text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
+BEGIN
+	PERFORM set_config('bloomfilter.join_filter', mode, true);
+	SELECT count(*) INTO n FROM local_urls l JOIN remote_urls_vc r ON r.url = l.url WHERE l.id > lim;
+	RETURN n;
+END
+$$;
+SQL
+for fn in plpgsql_join plpgsql_join_vc; do
+	out=$(qa -c "SELECT string_agg($fn(lim, mode)::text, ' ' ORDER BY i)
+	             FROM (VALUES (1, 0, 'on'), (2, 0, 'always'), (3, 50000, 'on'), (4, 0, 'on'),
+	                          (5, 0, 'on'), (6, 0, 'on'), (7, 50000, 'always'), (8, 0, 'on'),
+	                          (9, 0, 'off')) AS v(i, lim, mode)" 2>&1 || true)
+	check "$fn: a PL/pgSQL variable in a join with a foreign table, nine calls: $out" \
+		test "$out" = "10000 10000 5000 10000 10000 10000 5000 10000 10000"
+done
+
+# EvalPlanQual: a statement that waits for a concurrent update of a row it joins rechecks the
+# row, the foreign table's part included
+q <<'SQL'
+CREATE FUNCTION plpgsql_update(lim int) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
+BEGIN
+	UPDATE local_urls l SET id = l.id FROM remote_urls r WHERE r.id = l.id AND l.id <= lim;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN n;
+END
+$$;
+SQL
+epq() { # what mode statement: run statement while another session holds id 10 updated
+	local what=$1 mode=$2 stmt=$3 blocker out
+	PGAPPNAME=epq_blocker q -At >"$BF_TMPDIR/blocker.out" 2>&1 <<'SQL' &
+BEGIN;
+UPDATE local_urls SET url = url WHERE id = 10;
+DO $$
+BEGIN
+	FOR i IN 1..400 LOOP
+		PERFORM pg_stat_clear_snapshot();
+		EXIT WHEN EXISTS (SELECT FROM pg_stat_activity
+		                  WHERE wait_event_type = 'Lock' AND datname = current_database());
+		PERFORM pg_sleep(0.05);
+	END LOOP;
+END
+$$;
+SELECT pg_stat_clear_snapshot();
+SELECT 'waited: ' || count(*) FROM pg_stat_activity
+WHERE wait_event_type = 'Lock' AND datname = current_database();
+COMMIT;
+SQL
+	blocker=$!
+	for _ in $(seq 200); do
+		[ "$(qa -c "SELECT count(*) FROM pg_stat_activity
+		            WHERE application_name = 'epq_blocker' AND backend_xid IS NOT NULL")" = 1 ] && break
+		sleep 0.05
+	done
+	out=$(PGOPTIONS="$PGOPTIONS -c bloomfilter.join_filter=$mode" qa -c "$stmt" 2>&1 | tr '\n' ' ' || true)
+	wait "$blocker" || true
+	check "EvalPlanQual, $what, join_filter = $mode: ${out% } ($(grep -o 'waited: [0-9]*' "$BF_TMPDIR/blocker.out"))" \
+		bash -c "[ '${out% }' = '$4' ] && grep -q 'waited: 1' '$BF_TMPDIR/blocker.out'"
+}
+for mode in on always; do
+	epq "UPDATE ... FROM" "$mode" \
+		"WITH u AS (UPDATE local_urls l SET id = l.id FROM remote_urls r WHERE r.id = l.id AND l.id <= 100 RETURNING l.id) SELECT count(*) FROM u" 10
+	epq "SELECT ... FOR UPDATE" "$mode" \
+		"SELECT count(*) FROM (SELECT l.id FROM local_urls l JOIN remote_urls r ON r.id = l.id WHERE l.id <= 100 FOR UPDATE OF l) s" 10
+	epq "UPDATE ... FROM in PL/pgSQL" "$mode" "SELECT plpgsql_update(100)" 10
+done
+
+bad=$(log_crashes)
+check "the server log shows no crash${bad:+: $bad}" test -z "$bad"
 
 t1=$EPOCHREALTIME
 finish "fetched $auto_rows rows (hand-written $hand_rows, plain $off_rows); answers equal" "see above"
