@@ -144,7 +144,7 @@ check "rows fetched far fewer than the plain join's ($auto_rows vs $off_rows)" \
 same() { # query: the same rows with join_filter on, always and off
 	local what=$1 query=$2 r
 	r=$(qa -c "SELECT rows_of(\$q\$$query\$q\$, 'off') = rows_of(\$q\$$query\$q\$, 'on')
-	             AND rows_of(\$q\$$query\$q\$, 'off') = rows_of(\$q\$$query\$q\$, 'always')")
+	             AND rows_of(\$q\$$query\$q\$, 'off') = rows_of(\$q\$$query\$q\$, 'always')" 2>&1 || true)
 	check "$what: the same rows with join_filter on, always and off" test "$r" = t
 }
 same "inner join" "$join"
@@ -175,11 +175,12 @@ check "a generic plan, five executions, then with join_filter off: $(echo $out)"
 
 # a varchar column: the remote test, fewer rows, the same answers
 vc_join="SELECT l.id, r.id FROM local_urls l JOIN remote_urls_vc r ON r.url = l.url"
-vc_sql=$(qa -c "SELECT remote_sql FROM foreign_scan(\$q\$$vc_join\$q\$, 'on')")
-vc_rows=$(qa -c "SELECT fetched FROM foreign_scan(\$q\$$vc_join\$q\$, 'on')")
+vc_sql=$(qa -c "SELECT remote_sql FROM foreign_scan(\$q\$$vc_join\$q\$, 'on')" 2>&1 || true)
+vc_rows=$(qa -c "SELECT fetched FROM foreign_scan(\$q\$$vc_join\$q\$, 'on')" 2>&1 || true)
 check "a varchar column gets the remote test: $vc_sql" \
 	grep -qE 'OPERATOR\(public\.@>\) url\)' <<<"$vc_sql"
-check "a varchar column: rows fetched far fewer than 200,000 ($vc_rows)" test "$((vc_rows * 10))" -le 200000
+tenth() { [[ $1 =~ ^[0-9]+$ ]] && [ $(($1 * 10)) -le 200000 ]; }
+check "a varchar column: rows fetched far fewer than 200,000 ($vc_rows)" tenth "$vc_rows"
 same "varchar = text" "$vc_join"
 
 # a role that may create objects in public shadows @> for varchar; nothing changes
@@ -197,7 +198,7 @@ CREATE FUNCTION public.mallory_contains(public.bloomfilter, integer, integer) RE
 LANGUAGE sql AS 'SELECT true';
 RESET ROLE;
 SQL
-vc_sql=$(qa -c "SELECT remote_sql FROM foreign_scan(\$q\$$vc_join\$q\$, 'on')")
+vc_sql=$(qa -c "SELECT remote_sql FROM foreign_scan(\$q\$$vc_join\$q\$, 'on')" 2>&1 || true)
 check "with a shadowing @>(bloomfilter, varchar): the remote test is still shipped" \
 	grep -qE 'OPERATOR\(public\.@>\) url\)' <<<"$vc_sql"
 same "varchar = text, shadowing operator" "$vc_join"
