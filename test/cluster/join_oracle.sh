@@ -11,22 +11,34 @@
 # EXISTS / IN and their negations, subqueries, UNION ALL, CTEs, LATERAL and correlated
 # subqueries, nested loops, generic plans of prepared statements, ORDER BY ... LIMIT,
 # aggregates, UPDATE / DELETE / INSERT with a join; quals that fail on some rows; small
-# work_mem) with the filters off, on and always, serial and under forced parallel plans with and
-# without the leader, and compares rows, SQLSTATEs and the tables written.  It fails on any
+# work_mem), and queries over tables whose statistics lie (build sides 10 to 1,000 times their
+# estimates, under Parallel Hash too), with volatile, leaky and failing functions at every level
+# of the probe subtree, run from PL/pgSQL with variables and from SQL functions, and over
+# postgres_fdw foreign tables of a loopback server (while a role's own @>(bloomfilter, varchar)
+# shadows the extension's), then EvalPlanQual cases with a second session that updates a row
+# the join waits for; with the filters off, on and always, serial and under forced parallel
+# plans with and without the leader, and compares rows, SQLSTATEs, the calls the volatile
+# functions made and the tables written.  It fails on any
 # difference, on a lost connection or SQLSTATE XX000, on a join filter in a plan where none may
 # be, when too few queries got a filter, and when the part of the server log written during the
 # run shows a crash.
 #
 # Environment (all optional):
 #   ORACLE_SEED         seed of the run (default 1; printed)
-#   ORACLE_QUERIES      number of queries (default 400, about a minute; more for a long run)
-#   ORACLE_REPLAY       run query N alone and print its SQL, plans and results
+#   ORACLE_QUERIES      number of queries (default 400, about 1.5 minutes; more for a long run)
+#   ORACLE_EPQ          number of EvalPlanQual cases (default 12)
+#   ORACLE_REPLAY       run query N (or EvalPlanQual case epq:N) alone and print its SQL, plans
+#                       and results
+#   ORACLE_SHAPES       make only these shapes of test/oracle/join_gen.py (comma-separated:
+#                       e.g. stale,sidefx,routine,fdw)
 #   ORACLE_MAX_REPORTS  mismatches printed in full (default 5)
 #
 # Run by scripts/server-tests.sh; by hand, inside pg_virtualenv:
 #     createdb x; PGDATABASE=x bash test/cluster/join_oracle.sh
 #     createdb y; PGDATABASE=y ORACLE_SEED=7 ORACLE_REPLAY=123 bash test/cluster/join_oracle.sh
-# Needs /usr/bin/python3 with psycopg2 (Debian: python3-psycopg2).  Prints one PASS or FAIL
+# Needs /usr/bin/python3 with psycopg2 (Debian: python3-psycopg2); the foreign tables need
+# postgres_fdw (left out, and said, without it) and a server that accepts the PG* user's
+# password (PGPASSWORD) over TCP, as pg_virtualenv's does.  Prints one PASS or FAIL
 # line; exits non-zero on failure.
 
 set -euo pipefail

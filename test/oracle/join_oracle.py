@@ -467,8 +467,14 @@ class Runner:
                 ref = out
                 self.cov['epq_blocked'] += out['blocked']
             elif out != ref:
-                self.mismatches.append((f"epq:{j}", cfg[0], f"{short(ref, 600)} vs "
-                                        f"{short(out, 600)}", case))
+                brief = lambda o: (f"SQLSTATE {o['err']} ({o.get('msg')}), "
+                                   f"{len(o['rows'] or [])} rows, blocked {o['blocked']}, "
+                                   f"table afterwards {o.get('digest')}")
+                d = f"{brief(ref)} vs {brief(out)}"
+                if ref['rows'] != out['rows']:
+                    d += (f"; only in reference: {short(diff(ref['rows'], out['rows']))}; "
+                          f"only here: {short(diff(out['rows'], ref['rows']))}")
+                self.mismatches.append((f"epq:{j}", cfg[0], d, case))
                 break
 
     def check_query(self, i, verbose=False):
@@ -570,6 +576,9 @@ def main():
             rn.check_epq(j, b, mon)
     except Failed as e:
         say(f"FAIL join oracle (seed {SEED}): {e}")
+        for i, cfg, d, q in rn.mismatches[:MAX_REPORTS]:
+            say(f"and before that, MISMATCH {i}, configuration {cfg} against off: {d}\n"
+                f"{q.text()}\n{replay_hint(i)}\n")
         return 1
     say(f"join oracle: {NQ} queries and {NEPQ} EvalPlanQual cases, {rn.executions} executions "
         f"in {time.time() - t0:.0f} s")
