@@ -486,15 +486,18 @@ def sidefx_query(g, q):
                f"{g.pick(DIMS)} {d2} ON {g.cond(g.key({'w', 'z'}), f, d2)} "
                f"WHERE {g.dim_filter(d2)})")
     elif form == 'scan_tlist':
-        src = f"(SELECT {f}.*, {vol(f)} AS c FROM {ft} {f}{' OFFSET 0' if r.random() < 0.5 else ''})"
+        offset = ' OFFSET 0' if r.random() < 0.5 else ''
+        src = f"(SELECT {f}.*, {vol(f)} AS c FROM {ft} {f}{offset})"
     elif form == 'window':
         src = (f"(SELECT {f}.*, row_number() OVER (PARTITION BY {f}.grp ORDER BY {f}.id) AS c "
                f"FROM {ft} {f})")
         where.append(g.pick([(f"volb({s}.id)", 3), (f"leaky({s}.id)", 1),
+                             (f"leaky_s({s}.id)", 1),
                              (f"boom({s}.id, {r.randrange(1, 6000)}) > 0", 1)]))
     elif form == 'sbview':
         src = "sbv"
-        where.append(g.pick([(f"leaky({s}.id)", 3), (f"volb({s}.id)", 1)]))
+        where.append(g.pick([(f"leaky({s}.id)", 2), (f"leaky_s({s}.id)", 2),
+                             (f"volb({s}.id)", 1)]))
     elif form == 'srf':
         src = g.pick([(f"(SELECT {fact_cols}, srf_cnt({f}.id) AS c FROM {ft} {f})", 3),
                       (f"(SELECT {fact_cols}, generate_series(1, vol({f}.id) % 3) AS c "
@@ -606,7 +609,8 @@ def routine_query(g, q):
     if r.random() < 0.5:
         q.settings.append("plan_cache_mode = force_generic_plan")
     body = f"FROM {frm} WHERE {lim_col} < v_lim AND {skip_col} <> v_skip"
-    agg = f"count(*), coalesce(sum({f}.v), 0), count(DISTINCT {d}.{'k' if src == 'stale' else 'id'})"
+    agg = (f"count(*), coalesce(sum({f}.v), 0), "
+           f"count(DISTINCT {d}.{'k' if src == 'stale' else 'id'})")
     form = g.pick([('func', 30), ('loop', 15), ('do', 15), ('dynamic', 10), ('sql', 20),
                    ('sql_setof', 10)])
     calls = [(10, 5), (50, 7), (0, 0), (25, 3)]

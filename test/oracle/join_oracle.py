@@ -42,9 +42,9 @@ XX000 fails the run at once.
 Environment: ORACLE_SEED (default 1), ORACLE_QUERIES (default 400), ORACLE_EPQ (EvalPlanQual
 cases, default 12), ORACLE_REPLAY (a query number, or epq:N: run that one alone and print its
 SQL, plans and results), ORACLE_SHAPES (comma-separated shapes of join_gen.SHAPES: make only
-those), ORACLE_MAX_REPORTS (mismatches printed in full, default 5).  Connects through the PG* variables; the database must
-load the library in every session (session_preload_libraries, which join_oracle.sh sets).  Exit
-status 0 when every comparison holds, 1 otherwise.
+those), ORACLE_MAX_REPORTS (mismatches printed in full, default 5).  Connects through the PG*
+variables; the database must load the library in every session (session_preload_libraries, which
+join_oracle.sh sets).  Exit status 0 when every comparison holds, 1 otherwise.
 """
 import os
 import re

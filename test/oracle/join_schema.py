@@ -29,8 +29,9 @@ A build side filtered on those arrives 10 to 1,000 times its estimate.  st_p (30
 is the probe side, large enough that parallel workers share the build.
 
 Side effects (side_effects_sql): the sequence cnt counts the calls of vol(), volb(), leaky(),
-srf_cnt() and every nextval('cnt'); boom(x, k) raises SQLSTATE 22012 when x = k (all
-volatile, none leakproof; leaky() is cheap, so the planner would like to test it early);
+leaky_s(), srf_cnt() and every nextval('cnt'); boom(x, k) raises SQLSTATE 22012 when x = k (all
+volatile but leaky_s(), which claims to be stable, none leakproof; leaky() and leaky_s() are
+cheap, so the planner would like to test them early);
 sbv is a security_barrier view over fact.  join_oracle.py compares cnt across configurations.
 
 postgres_fdw (fdw_setup_sql): the loopback server loop (extensions 'bloomfilter') and foreign
@@ -192,6 +193,8 @@ CREATE FUNCTION vol(x int) RETURNS int LANGUAGE plpgsql AS
 CREATE FUNCTION volb(x int) RETURNS bool LANGUAGE plpgsql AS
     $$BEGIN PERFORM nextval('cnt'); RETURN x % 5 <> 1; END$$;
 CREATE FUNCTION leaky(x int) RETURNS bool LANGUAGE plpgsql COST 0.01 AS
+    $$BEGIN PERFORM nextval('cnt'); RETURN true; END$$;
+CREATE FUNCTION leaky_s(x int) RETURNS bool LANGUAGE plpgsql STABLE COST 0.01 AS
     $$BEGIN PERFORM nextval('cnt'); RETURN true; END$$;
 CREATE FUNCTION srf_cnt(x int) RETURNS SETOF int LANGUAGE plpgsql ROWS 2 AS
     $$BEGIN PERFORM nextval('cnt'); RETURN NEXT x; IF x % 3 = 0 THEN RETURN NEXT -x; END IF; END$$;
