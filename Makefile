@@ -7,6 +7,9 @@
 #   make check-core  core unit tests (test/core/*.c), plain and under ASan+UBSan
 #   make test        deps, build, check-core, a short fuzz pass, install, then pg_regress and
 #                    test/cluster/*.sh inside one throwaway cluster (pg_virtualenv); what .ci/run calls
+#   make test-pg-suite  PostgreSQL's own regression suite (its core schedule, from Debian's source
+#                    package) against the server with the library preloaded, judged against a
+#                    baseline without it (scripts/pg-suite.sh); part of make test-all
 #   make demo        deps, build, install, then scripts/demo.sql in a throwaway cluster
 #   make bench       deps, build, install, then the benchmarks with their targets (SQL ratios in a
 #                    throwaway cluster, core micro-benchmarks); report in build/bench-report.txt
@@ -119,7 +122,7 @@ endif
 BF_ENV = MAKE="$(MAKE)" PG_MAJOR="$(PG_MAJOR)" \
 	$(if $(filter file,$(origin PG_CONFIG)),,PG_CONFIG="$(PG_CONFIG)")
 
-.PHONY: deps check-core test test-all demo bench dist deb deb-check
+.PHONY: deps check-core test test-all test-pg-suite demo bench dist deb deb-check
 
 deps:
 	@$(BF_ENV) bash scripts/deps.sh
@@ -132,6 +135,9 @@ test:
 
 test-all:
 	+@$(BF_ENV) bash scripts/test.sh all
+
+test-pg-suite:
+	+@$(BF_ENV) bash scripts/pg-suite.sh
 
 demo:
 	+@$(BF_ENV) bash scripts/demo.sh

@@ -18,9 +18,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$BF_ROOT"
 
 # "make test-all": make test on every PostgreSQL version Debian ships (this machine's 15, then
-# 17 and 18 in their Debian roots, scripts/roots.sh), then a PostgreSQL 15 pg_dump restored into
-# 17 and 18 (scripts/cross-version.sh), then the Debian packages (make deb deb-check).  One
-# line per part at the end; fails if any part failed.  TEST_VERSIONS picks the versions.
+# 17 and 18 in their Debian roots, scripts/roots.sh), each followed by PostgreSQL's own
+# regression suite with the library preloaded (make test-pg-suite, scripts/pg-suite.sh), then a
+# PostgreSQL 15 pg_dump restored into 17 and 18 (scripts/cross-version.sh), then the Debian
+# packages (make deb deb-check).  One line per part at the end; fails if any part failed.
+# TEST_VERSIONS picks the versions.
 if [ "${1:-}" = all ]; then
 	summary=()
 	status=0
@@ -52,6 +54,11 @@ if [ "${1:-}" = all ]; then
 		fi
 		part "PostgreSQL $v" env BF_CORE_TESTED=$core_tested "${oracle[@]}" "$MAKE" -s test PG_MAJOR="$v"
 		core_tested=1
+		# PostgreSQL's own regression suite against the library preloaded (scripts/pg-suite.sh);
+		# BF_PG_SUITE=no leaves it out
+		if [ "${BF_PG_SUITE:-yes}" != no ]; then
+			part "PostgreSQL $v regression suite" "$MAKE" -s test-pg-suite PG_MAJOR="$v"
+		fi
 	done
 	later=$(printf '%s\n' $versions | grep -vx 15 | tr '\n' ' ') || true
 	if [[ " $versions " == *" 15 "* && -n "$later" ]]; then
