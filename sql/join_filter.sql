@@ -185,6 +185,61 @@ WHERE d.a < 10;
 SELECT currval('jf_seq') AS nextval_calls;
 RESET bloomfilter.join_filter;
 
+-- code between the probe site and the join sees the same rows with the filters as without:
+-- a filter goes below a node only when the node's expressions can neither fail nor be seen
+-- (volatile, leaky, an initplan), and below a join only when the join's other side, which it
+-- reads more or less of as probe rows come, is as quiet; else the probe stands above the node.
+-- jf_calls runs a query with join_filter off and always and counts the calls of jf_seen (a
+-- volatile function, not leakproof) either way
+CREATE SEQUENCE jf_calls_seq;
+CREATE FUNCTION jf_seen(int) RETURNS boolean LANGUAGE plpgsql VOLATILE COST 0.001 AS
+$$ BEGIN PERFORM nextval('jf_calls_seq'); RETURN $1 IS NOT NULL; END $$;
+CREATE FUNCTION jf_leaky(int) RETURNS boolean LANGUAGE plpgsql IMMUTABLE COST 0.001 AS
+$$ BEGIN PERFORM nextval('jf_calls_seq'); RETURN $1 IS NOT NULL; END $$;
+CREATE VIEW jf_barrier WITH (security_barrier) AS SELECT g, k FROM jf_fact WHERE g > 0;
+CREATE FUNCTION jf_calls(q text, OUT calls_off bigint, OUT calls_always bigint, OUT same boolean,
+                         OUT filters int)
+LANGUAGE plpgsql AS $$
+DECLARE
+	rows_off text[];
+	rows_on text[];
+BEGIN
+	PERFORM set_config('bloomfilter.join_filter', 'off', true);
+	PERFORM setval('jf_calls_seq', 1, false);
+	EXECUTE format('SELECT coalesce(array_agg(r::text ORDER BY r::text), ''{}'') FROM (%s) r', q)
+	INTO rows_off;
+	calls_off := nextval('jf_calls_seq') - 1;
+	PERFORM set_config('bloomfilter.join_filter', 'always', true);
+	PERFORM setval('jf_calls_seq', 1, false);
+	EXECUTE format('SELECT coalesce(array_agg(r::text ORDER BY r::text), ''{}'') FROM (%s) r', q)
+	INTO rows_on;
+	calls_always := nextval('jf_calls_seq') - 1;
+	same := rows_off = rows_on;
+	filters := (SELECT count(*) FROM regexp_matches(explain_json(q, 'COSTS OFF')::text,
+	                                                 '"bloomfilter join build"', 'g'));
+END
+$$;
+SELECT k AS seen_between, c.* FROM (VALUES
+	('volatile target list of a join in a subquery',
+	 'SELECT count(*) FROM (SELECT f.k, jf_seen(f.g) AS s FROM jf_fact f JOIN jf_dim d2 ON d2.id = f.k2 OFFSET 0) s JOIN jf_dim d ON d.id = s.k WHERE d.a < 10'),
+	('volatile qual over a window function',
+	 'SELECT count(*) FROM (SELECT k, row_number() OVER (ORDER BY g) AS r FROM jf_fact) s JOIN jf_dim d ON d.id = s.k WHERE d.a < 10 AND jf_seen(s.r::int)'),
+	('leaky qual over a security_barrier view',
+	 'SELECT count(*) FROM jf_barrier b JOIN jf_dim d ON d.id = b.k WHERE d.a < 10 AND jf_leaky(b.g)'),
+	('volatile other side of a nested loop',
+	 'SELECT count(*) FROM jf_fact f JOIN LATERAL (SELECT 1 FROM jf_dim d2 WHERE d2.id = f.k2 AND jf_seen(d2.id) LIMIT 1) x ON true JOIN jf_dim d ON d.id = f.k WHERE d.a < 10'),
+	('an initplan in a join qual',
+	 'SELECT count(*) FROM jf_fact f JOIN jf_dim d2 ON d2.id = f.k2 AND d2.a < (SELECT max(a) FROM jf_dim WHERE jf_seen(id)) JOIN jf_dim d ON d.id = f.k WHERE d.a < 10'),
+	('volatile build key',
+	 'SELECT count(*) FROM jf_fact f JOIN jf_dim d ON f.k = d.id + jf_seen(d.id)::int - 1 WHERE d.a < 10')
+) v(k, q), LATERAL jf_calls(q) c ORDER BY 1;
+SET bloomfilter.join_filter = always;
+-- the probe stands above the join whose target list is seen
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM (SELECT f.k, jf_seen(f.g) AS s FROM jf_fact f JOIN jf_dim d2 ON d2.id = f.k2 OFFSET 0) s
+JOIN jf_dim d ON d.id = s.k WHERE d.a < 10;
+RESET bloomfilter.join_filter;
+
 -- rescans: the join inside a nested loop's inner side (a LATERAL subquery, a correlated
 -- subquery) is rebuilt and tested again; a build side that depends on the outer row takes no
 -- filter (the join may rebuild it after reading a probe row)
@@ -236,6 +291,29 @@ RESET enable_parallel_hash;
 RESET parallel_leader_participation;
 SELECT c.filters, c.probes, c.same, c.nrows
 FROM jf_check('SELECT f.g, d.id FROM jf_part f JOIN jf_dim d ON f.k = d.id WHERE d.a < 50') c;
+-- statistics that lie: a build side planned at a few rows that has 21,000 (rows updated after
+-- ANALYZE), read by two participants of a Parallel Hash (a Parallel Append of two tables that
+-- each one participant reads whole): the one that reads the larger passes the filter's capacity
+-- and gives up on it, and then no participant tests it (the other once tested the shared filter
+-- without the first one's keys and dropped matching rows)
+CREATE TABLE jf_stale (k int, flag int) PARTITION BY RANGE (k);
+CREATE TABLE jf_stale_1 PARTITION OF jf_stale FOR VALUES FROM (0) TO (300000)
+	WITH (parallel_workers = 0, autovacuum_enabled = off);
+CREATE TABLE jf_stale_2 PARTITION OF jf_stale FOR VALUES FROM (300000) TO (400000)
+	WITH (parallel_workers = 0, autovacuum_enabled = off);
+INSERT INTO jf_stale SELECT g, CASE WHEN g % 100000 = 0 THEN 1 ELSE 0 END FROM generate_series(1, 399999) g;
+CREATE TABLE jf_stale_probe (k int, pad text) WITH (autovacuum_enabled = off);
+INSERT INTO jf_stale_probe SELECT g * 10, 'p' FROM generate_series(1, 40000) g;
+ANALYZE jf_stale, jf_stale_probe;
+UPDATE jf_stale SET flag = 1 WHERE k < 200000 OR k BETWEEN 300000 AND 310000;
+\set q 'SELECT count(*) FROM jf_stale_probe p JOIN jf_stale s ON s.k = p.k WHERE s.flag = 1'
+SET parallel_leader_participation = off;
+SELECT 'stale, parallel hash, no leader' AS plan, p.* FROM jf_parallel(:'q') p;
+RESET parallel_leader_participation;
+SELECT 'stale, parallel hash' AS plan, p.* FROM jf_parallel(:'q') p;
+SET enable_parallel_hash = off;
+SELECT 'stale, oblivious' AS plan, p.* FROM jf_parallel(:'q') p;
+RESET enable_parallel_hash;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

@@ -51,6 +51,20 @@ extern void join_probe_explain(JoinProbe *jp, CustomScanState *node,
 							   List *tests, List *key_exprs, List *ancestors,
 							   struct ExplainState *es);
 
+/*
+ * prefetch_scan.c: whether evaluating an expression may fail or be seen by
+ * anyone (see loud_walker); 'params' NULL: every parameter is loud, else
+ * only the executor parameters that initplans set (their first use runs
+ * the initplan)
+ */
+typedef struct LoudParams
+{
+	const Bitmapset *initplan_params;
+} LoudParams;
+
+extern bool expression_is_loud(Node *node, const LoudParams *params);
+extern bool support_function_is_quiet(Oid funcid);
+
 /* prefetch_scan.c: the join scan in place of 'scan' under 'probe', or NULL */
 extern Plan *join_scan_for(Plan *scan, CustomScan *probe, List *rtable);
 

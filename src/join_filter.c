@@ -383,6 +383,7 @@ typedef struct Surgery
 {
 	PlannedStmt *stmt;
 	Bitmapset  *gather_params;	/* the rescan parameters of Gathers */
+	LoudParams	loud;			/* the parameters initplans set */
 	List	   *candidates;
 	int			next_node_id;
 	int			filters;
@@ -450,6 +451,7 @@ typedef struct Trace
 	List	   *sites;
 	List	   *attnos;
 	double		work;
+	const LoudParams *loud;		/* the statement's initplan outputs */
 } Trace;
 
 /* Bytes past which a hash table or a filter no longer sits in the cache */
@@ -495,6 +497,188 @@ row_cost(Plan *plan, Plan *child)
 		default:
 			return 0.0;
 	}
+}
+
+/* Whether every expression in 'list' is silent (expression_is_loud) */
+static bool
+quiet(List *exprs, const LoudParams *loud)
+{
+	return !expression_is_loud((Node *) exprs, loud);
+}
+
+/* Whether the support functions of every operator in 'ops' are quiet */
+static bool
+quiet_operators(const Oid *ops, int nops)
+{
+	for (int i = 0; i < nops; i++)
+		if (!support_function_is_quiet(get_opcode(ops[i])))
+			return false;
+	return true;
+}
+
+/*
+ * Whether the clauses of a hash or merge join, equalities of a hash or
+ * btree operator family, are quiet: the operators' functions (and hash
+ * functions) quiet, their arguments silent
+ */
+static bool
+quiet_join_clauses(List *clauses, bool hashed, const LoudParams *loud)
+{
+	ListCell   *lc;
+
+	foreach(lc, clauses)
+	{
+		OpExpr	   *op = lfirst(lc);
+		RegProcedure left,
+					right;
+
+		if (!IsA(op, OpExpr) || !quiet(op->args, loud) ||
+			!support_function_is_quiet(get_opcode(op->opno)))
+			return false;
+		if (hashed &&
+			(!get_op_hash_functions(op->opno, &left, &right) ||
+			 !support_function_is_quiet(left) ||
+			 !support_function_is_quiet(right)))
+			return false;
+	}
+	return true;
+}
+
+static bool subtree_is_quiet(Plan *plan, const LoudParams *loud);
+
+/*
+ * Whether the work 'plan' does per row it reads is the same, whatever rows
+ * a filter removed below it, to anyone watching: its own expressions
+ * (target list, quals, join clauses, hash keys) and support functions can
+ * neither fail nor be seen, it runs no initplan, and for a join, the other
+ * side (which the join reads more or less of, or rescans, as the rows from
+ * 'child' come) is quiet as a whole.  A filter may go below such a node
+ * only; above any other it changes the calls of volatile functions, what
+ * leaky functions see and whether an error is raised.
+ */
+static bool
+passes_quietly(Plan *plan, Plan *child, const LoudParams *loud)
+{
+	if (plan->initPlan != NIL || !quiet(plan->qual, loud) ||
+		!quiet(plan->targetlist, loud))
+		return false;
+	switch (nodeTag(plan))
+	{
+		case T_NestLoop:
+		case T_MergeJoin:
+		case T_HashJoin:
+			if (!quiet(((Join *) plan)->joinqual, loud))
+				return false;
+			if (IsA(plan, HashJoin) &&
+				(!quiet_join_clauses(((HashJoin *) plan)->hashclauses, true, loud) ||
+				 !quiet(((HashJoin *) plan)->hashkeys, loud)))
+				return false;
+			if (IsA(plan, MergeJoin) &&
+				!quiet_join_clauses(((MergeJoin *) plan)->mergeclauses, false, loud))
+				return false;
+			return subtree_is_quiet(child == plan->lefttree ? plan->righttree :
+									plan->lefttree, loud);
+		case T_Hash:
+			return quiet(((Hash *) plan)->hashkeys, loud);
+		case T_Sort:
+			return quiet_operators(((Sort *) plan)->sortOperators,
+								   ((Sort *) plan)->numCols);
+		case T_IncrementalSort:
+			return quiet_operators(((IncrementalSort *) plan)->sort.sortOperators,
+								   ((IncrementalSort *) plan)->sort.numCols);
+		case T_MergeAppend:
+			return quiet_operators(((MergeAppend *) plan)->sortOperators,
+								   ((MergeAppend *) plan)->numCols);
+		case T_Result:
+			return quiet((List *) ((Result *) plan)->resconstantqual, loud);
+		case T_Material:
+		case T_Append:
+		case T_SubqueryScan:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * Whether running the subtree 'plan' more or fewer times, or reading more
+ * or less of it, can be seen: false unless every node in it is of a kind
+ * known here with quiet expressions (scans of tables and indexes, joins,
+ * sorts, hashes, appends, subquery scans), and no initplan
+ */
+static bool
+subtree_is_quiet(Plan *plan, const LoudParams *loud)
+{
+	List	   *children = NIL;
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return true;
+	if (plan->initPlan != NIL || !quiet(plan->qual, loud) ||
+		!quiet(plan->targetlist, loud))
+		return false;
+	switch (nodeTag(plan))
+	{
+		case T_SeqScan:
+			break;
+		case T_IndexScan:
+			if (!quiet(((IndexScan *) plan)->indexqualorig, loud) ||
+				!quiet(((IndexScan *) plan)->indexorderbyorig, loud))
+				return false;
+			break;
+		case T_IndexOnlyScan:
+			if (!quiet(((IndexOnlyScan *) plan)->recheckqual, loud) ||
+				!quiet(((IndexOnlyScan *) plan)->indexorderby, loud))
+				return false;
+			break;
+		case T_BitmapHeapScan:
+			if (!quiet(((BitmapHeapScan *) plan)->bitmapqualorig, loud))
+				return false;
+			break;
+		case T_BitmapIndexScan:
+			if (!quiet(((BitmapIndexScan *) plan)->indexqualorig, loud))
+				return false;
+			break;
+		case T_BitmapAnd:
+			children = ((BitmapAnd *) plan)->bitmapplans;
+			break;
+		case T_BitmapOr:
+			children = ((BitmapOr *) plan)->bitmapplans;
+			break;
+		case T_Append:
+			children = ((Append *) plan)->appendplans;
+			break;
+		case T_MergeAppend:
+			if (!passes_quietly(plan, NULL, loud))
+				return false;
+			children = ((MergeAppend *) plan)->mergeplans;
+			break;
+		case T_SubqueryScan:
+			children = list_make1(((SubqueryScan *) plan)->subplan);
+			break;
+		case T_NestLoop:
+		case T_MergeJoin:
+		case T_HashJoin:
+		case T_Hash:
+		case T_Sort:
+		case T_IncrementalSort:
+		case T_Result:
+		case T_Material:
+			/* (a join's other side is the one it passes: checked below) */
+			if (!passes_quietly(plan, plan->lefttree, loud))
+				return false;
+			break;
+		case T_Gather:
+		case T_GatherMerge:
+			break;
+		default:
+			return false;
+	}
+	foreach(lc, children)
+		if (!subtree_is_quiet(lfirst(lc), loud))
+			return false;
+	return subtree_is_quiet(plan->lefttree, loud) &&
+		subtree_is_quiet(plan->righttree, loud);
 }
 
 /*
@@ -555,7 +739,8 @@ trace_column(Plan **slot, AttrNumber attno, bool may_wrap, double work,
 						((MergeAppend *) plan)->mergeplans;
 					ListCell   *lc;
 
-					if (var->varno != OUTER_VAR)
+					if (var->varno != OUTER_VAR ||
+						!passes_quietly(plan, NULL, t->loud))
 						break;
 					foreach(lc, children)
 						found |= trace_column((Plan **) &lfirst(lc),
@@ -570,7 +755,7 @@ trace_column(Plan **slot, AttrNumber attno, bool may_wrap, double work,
 				break;
 		}
 	}
-	if (child)
+	if (child && passes_quietly(plan, *child, t->loud))
 		found = trace_column(child, var->varattno, child_may_wrap,
 							 work + row_cost(plan, *child) * (*child)->plan_rows,
 							 t);
@@ -1131,7 +1316,7 @@ consider_join(Surgery *s, HashJoin *join)
 					build_proc;
 		Oid			lefttype,
 					righttype;
-		Trace		t = {0};
+		Trace		t = {.loud = &s->loud};
 
 		if (!op_strict(opno) || !IsA(outer_key, Var) ||
 			((Var *) outer_key)->varno != OUTER_VAR)
@@ -1139,10 +1324,12 @@ consider_join(Surgery *s, HashJoin *join)
 		op_input_types(opno, &lefttype, &righttype);
 		probe_proc = hash_proc_for(opno, lefttype);
 		build_proc = hash_proc_for(opno, righttype);
+		/* (the build node computes the key again: it must be silent) */
 		if (!OidIsValid(probe_proc) || !OidIsValid(build_proc) ||
 			!kinds_agree(probe_proc, build_proc,
 						 list_nth_oid(join->hashcollations, i)) ||
-			exprType((Node *) inner_key) == InvalidOid)
+			exprType((Node *) inner_key) == InvalidOid ||
+			expression_is_loud((Node *) inner_key, &s->loud))
 			continue;
 		if (!trace_column(&join->join.plan.lefttree,
 						  ((Var *) outer_key)->varattno, true, 0.0, &t))
@@ -1234,6 +1421,7 @@ static void
 note_node_id(Plan *plan, void *arg)
 {
 	Surgery    *s = arg;
+	ListCell   *lc;
 
 	s->next_node_id = Max(s->next_node_id, plan->plan_node_id + 1);
 	if (IsA(plan, Gather) && ((Gather *) plan)->rescan_param >= 0)
@@ -1242,6 +1430,15 @@ note_node_id(Plan *plan, void *arg)
 	if (IsA(plan, GatherMerge) && ((GatherMerge *) plan)->rescan_param >= 0)
 		s->gather_params = bms_add_member(s->gather_params,
 										  ((GatherMerge *) plan)->rescan_param);
+	foreach(lc, plan->initPlan)
+	{
+		ListCell   *lp;
+
+		foreach(lp, lfirst_node(SubPlan, lc)->setParam)
+			s->loud.initplan_params =
+				bms_add_member((Bitmapset *) s->loud.initplan_params,
+							   lfirst_int(lp));
+	}
 }
 
 static void

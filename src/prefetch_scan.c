@@ -45,6 +45,7 @@
 #include "access/relscan.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/transam.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
@@ -266,8 +267,9 @@ loud_function(Oid funcid, void *context)
  * Whether evaluating 'node' could fail or be observed, for any row: true
  * unless it is made only of columns, constants, boolean logic, NULL tests,
  * relabellings and calls of leakproof functions that are not volatile.  A
- * parameter is loud too: an executor parameter may run an initplan, and an
- * external one may raise an error (a PL/pgSQL record not yet assigned).
+ * parameter is loud too where 'context' (a LoudParams) is NULL: an executor
+ * parameter may run an initplan, and an external one may raise an error (a
+ * PL/pgSQL record not yet assigned); else only the initplans' outputs in it.
  */
 static bool
 loud_walker(Node *node, void *context)
@@ -279,10 +281,22 @@ loud_walker(Node *node, void *context)
 		case T_Var:
 		case T_Const:
 		case T_List:
+		case T_TargetEntry:
 		case T_BoolExpr:
 		case T_NullTest:
 		case T_BooleanTest:
 		case T_RelabelType:
+			break;
+		case T_Param:
+			{
+				const LoudParams *lp = context;
+				Param	   *param = (Param *) node;
+
+				if (lp == NULL ||
+					(param->paramkind == PARAM_EXEC &&
+					 bms_is_member(param->paramid, lp->initplan_params)))
+					return true;
+			}
 			break;
 		case T_ScalarArrayOpExpr:
 			{
@@ -307,6 +321,25 @@ loud_walker(Node *node, void *context)
 			return true;
 	}
 	return expression_tree_walker(node, loud_walker, context);
+}
+
+bool
+expression_is_loud(Node *node, const LoudParams *params)
+{
+	return loud_walker(node, (void *) params);
+}
+
+/*
+ * Whether a support function that a plan node calls per row (a hash
+ * function, a sort comparator, a join's equality) is quiet: PostgreSQL's
+ * own (they neither fail on a valid value nor have effects) or leakproof,
+ * and not volatile
+ */
+bool
+support_function_is_quiet(Oid funcid)
+{
+	return (funcid < FirstNormalObjectId || get_func_leakproof(funcid)) &&
+		func_volatile(funcid) != PROVOLATILE_VOLATILE;
 }
 
 /*
