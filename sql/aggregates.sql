@@ -253,3 +253,30 @@ FROM agg_daily AS d;
 
 DROP VIEW agg_groups;
 DROP TABLE agg_src, agg_by_hash, agg_by_sort, agg_by_spill, agg_parts, agg_events, agg_daily;
+
+-- sizing arguments are planned from a group's first row, and every later row of the group must
+-- repeat them: one that changes them is an error, in a serial plan as in a parallel one (where
+-- each process plans from its own first row); groups may each have their own
+CREATE TABLE agg_sizing AS SELECT g AS x FROM generate_series(1, 50000) g;
+ANALYZE agg_sizing;
+\set VERBOSITY default
+SELECT bloomfilter_agg(x, x, 0.01) FROM agg_sizing;
+SELECT bloomfilter_agg(x, 1000, CASE WHEN x < 5 THEN 0.01 ELSE 0.02 END) FROM agg_sizing;
+SELECT bloomfilter_agg(x, 1000, 0.01, CASE WHEN x < 5 THEN 'blocked' ELSE 'classic' END) FROM agg_sizing;
+SELECT bloomfilter_agg(x, CASE WHEN x < 5 THEN 0.01 ELSE 0.02 END) FROM agg_sizing;
+SELECT x % 3 AS g, bloomfilter_cardinality(bloomfilter_agg(x, 1000 * (x % 3 + 1), 0.01)) > 0 AS built
+FROM agg_sizing GROUP BY 1 ORDER BY 1;
+-- (terse: which row a process reads first varies)
+\set VERBOSITY terse
+CALL force_parallel_plans();
+SELECT explain_json('SELECT bloomfilter_agg(x, x, 0.01) FROM agg_sizing', 'COSTS OFF')::text
+	LIKE '%"Gather"%' AS parallel;
+SELECT bloomfilter_agg(x, x, 0.01) FROM agg_sizing;
+SELECT bloomfilter_agg(x, 1000, CASE WHEN x < 5 THEN 0.01 ELSE 0.02 END) FROM agg_sizing;
+SELECT x % 3 AS g, bloomfilter_cardinality(bloomfilter_agg(x, 1000 * (x % 3 + 1), 0.01)) > 0 AS built
+FROM agg_sizing GROUP BY 1 ORDER BY 1;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+DROP TABLE agg_sizing;

@@ -52,6 +52,7 @@ state_alloc(MemoryContext parent)
 	BloomState *state = MemoryContextAlloc(objcxt, sizeof(BloomState));
 
 	EOH_init_header(&state->hdr, &bloom_state_methods, objcxt);
+	state->sizing.known = false;
 	return state;
 }
 

@@ -67,35 +67,106 @@ sizing_arg(const NullableDatum *arg, const char *name)
 #define SCALABLE_FIRST_STAGE	16384
 #define DEFAULT_FPR				0.01
 
-void
-agg_plan_params(const NullableDatum *sizing, int nsizing,
-					 bf_params *params)
+static void
+sizing_of(const NullableDatum *sizing, int nsizing, AggSizing *out)
 {
-	int64		items = SCALABLE_FIRST_STAGE;
-	double		fpr = DEFAULT_FPR;
-	bf_variant	variant = BF_SCALABLE;
-
+	out->known = true;
+	out->variant_text = NULL;
+	out->items = SCALABLE_FIRST_STAGE;
+	out->fpr = DEFAULT_FPR;
+	out->variant = BF_SCALABLE;
 	if (nsizing == 1)
-		fpr = DatumGetFloat8(sizing_arg(&sizing[0], "false_positive_rate"));
+		out->fpr = DatumGetFloat8(sizing_arg(&sizing[0], "false_positive_rate"));
 	else if (nsizing >= 2)
 	{
-		items = DatumGetInt64(sizing_arg(&sizing[0], "expected_items"));
-		fpr = DatumGetFloat8(sizing_arg(&sizing[1], "false_positive_rate"));
-		variant = nsizing > 2 ?
+		out->items = DatumGetInt64(sizing_arg(&sizing[0], "expected_items"));
+		out->fpr = DatumGetFloat8(sizing_arg(&sizing[1], "false_positive_rate"));
+		out->variant = nsizing > 2 ?
 			variant_from_text(DatumGetTextPP(sizing_arg(&sizing[2],
-																"variant"))) :
+														"variant"))) :
 			BF_BLOCKED;
 	}
-	plan_sized(variant, items, fpr, 0, params);
+}
+
+void
+agg_plan_params(const NullableDatum *sizing, int nsizing,
+				bf_params *params)
+{
+	AggSizing	s;
+
+	sizing_of(sizing, nsizing, &s);
+	plan_sized(s.variant, s.items, s.fpr, 0, params);
 }
 
 static BloomState *
 new_state(FunctionCallInfo fcinfo, MemoryContext aggctx)
 {
 	bf_params	params;
+	AggSizing	sizing;
+	BloomState *state;
 
-	agg_plan_params(&fcinfo->args[2], PG_NARGS() - 2, &params);
-	return bloom_state_create(aggctx, &params);
+	sizing_of(&fcinfo->args[2], PG_NARGS() - 2, &sizing);
+	plan_sized(sizing.variant, sizing.items, sizing.fpr, 0, &params);
+	state = bloom_state_create(aggctx, &params);
+	state->sizing = sizing;
+	if (PG_NARGS() > 4)
+	{
+		text	   *name = DatumGetTextPP(fcinfo->args[4].value);
+
+		state->sizing.variant_text =
+			MemoryContextAlloc(state->hdr.eoh_context, VARSIZE_ANY(name));
+		memcpy(state->sizing.variant_text, name, VARSIZE_ANY(name));
+	}
+	return state;
+}
+
+/* Whether 'name' is the variant of 'was', comparing bytes before names */
+static bool
+same_variant(text *name, const AggSizing *was)
+{
+	if (was->variant_text != NULL &&
+		VARSIZE_ANY_EXHDR(name) == VARSIZE_ANY_EXHDR(was->variant_text) &&
+		memcmp(VARDATA_ANY(name), VARDATA_ANY(was->variant_text),
+			   VARSIZE_ANY_EXHDR(name)) == 0)
+		return true;
+	return variant_from_text(name) == was->variant;
+}
+
+/*
+ * Every row of a group must give the sizing arguments its filter was
+ * planned from: a parallel plan plans one filter per process, from that
+ * process's first row, and combining filters of other shapes fails, so a
+ * change that a serial plan ignored would make the outcome depend on the
+ * plan.  The variant's name is parsed only when its text differs.
+ */
+static void
+check_sizing(FunctionCallInfo fcinfo, const BloomState *state)
+{
+	const AggSizing *was = &state->sizing;
+	const NullableDatum *args = &fcinfo->args[2];
+	int			nsizing = PG_NARGS() - 2;
+	AggSizing	now;
+
+	if (nsizing == 0 || !was->known)
+		return;
+	if (nsizing == 1 ?
+		!args[0].isnull && DatumGetFloat8(args[0].value) == was->fpr :
+		!args[0].isnull && !args[1].isnull &&
+		DatumGetInt64(args[0].value) == was->items &&
+		DatumGetFloat8(args[1].value) == was->fpr &&
+		(nsizing == 2 ||
+		 (!args[2].isnull && same_variant(DatumGetTextPP(args[2].value), was))))
+		return;
+	sizing_of(args, nsizing, &now);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("the sizing arguments of bloomfilter_agg changed between rows of one group"),
+			 errdetail("The group's filter was planned for %lld items at a false-positive rate of %g (%s); this row asks for %lld at %g (%s).",
+					   (long long) was->items, was->fpr,
+					   bf_variant_name(was->variant),
+					   (long long) now.items, now.fpr,
+					   bf_variant_name(now.variant)),
+			 errhint("Pass the same expected_items, false_positive_rate and variant for every row of a group, for instance constants.")));
 }
 
 /*
@@ -118,6 +189,8 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 	if (likely(cc != NULL && !PG_ARGISNULL(0) && !PG_ARGISNULL(1)) &&
 		(state = bloom_state_rw(PG_GETARG_DATUM(0))) != NULL)
 	{
+		if (PG_NARGS() > 2)
+			check_sizing(fcinfo, state);
 		filterbuf_add_new_deferred(&state->fb,
 								   element_hash(&cc->elem, PG_GETARG_DATUM(1),
 												state->fb.b.view.seed));
@@ -136,6 +209,7 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 	eh = element_hasher_for_arg(fcinfo, cc, 1);
 	state = PG_ARGISNULL(0) ? new_state(fcinfo, aggctx) :
 		current_state(fcinfo, aggctx);
+	check_sizing(fcinfo, state);
 	filterbuf_add_new_deferred(&state->fb,
 							   element_hash(eh, PG_GETARG_DATUM(1),
 											state->fb.b.view.seed));

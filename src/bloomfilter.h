@@ -66,10 +66,24 @@ typedef enum FilterOp
  * The aggregates' state: the filter kept inside an expanded object so that
  * nodeAgg adopts it without copying (agg_state.c).
  */
+/*
+ * The sizing arguments bloomfilter_agg planned a state's filter from, which
+ * every later row of its group must repeat (aggregates.c)
+ */
+typedef struct AggSizing
+{
+	bool		known;			/* false: a state not made from them */
+	int64		items;
+	float8		fpr;
+	bf_variant	variant;
+	text	   *variant_text;	/* the variant as given (or NULL) */
+} AggSizing;
+
 typedef struct BloomState
 {
 	ExpandedObjectHeader hdr;
 	FilterBuf	fb;				/* in hdr's context */
+	AggSizing	sizing;
 } BloomState;
 
 /*
