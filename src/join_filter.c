@@ -932,6 +932,10 @@ find_filter_type(void)
 		type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 							   CStringGetDatum("bloomfilter"),
 							   ObjectIdGetDatum(filter_nsp));
+		/* (the extension's own, which no one else can have made) */
+		if (OidIsValid(type) &&
+			getExtensionOfObject(TypeRelationId, type) != filter_ext)
+			type = InvalidOid;
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
