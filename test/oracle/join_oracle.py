@@ -42,7 +42,8 @@ XX000 fails the run at once.
 Environment: ORACLE_SEED (default 1), ORACLE_QUERIES (default 400), ORACLE_EPQ (EvalPlanQual
 cases, default 12), ORACLE_REPLAY (a query number, or epq:N: run that one alone and print its
 SQL, plans and results), ORACLE_SHAPES (comma-separated shapes of join_gen.SHAPES: make only
-those), ORACLE_MAX_REPORTS (mismatches printed in full, default 5).  Connects through the PG*
+those), ORACLE_CONFIGS (comma-separated configurations to compare with 'off', default all),
+ORACLE_MAX_REPORTS (mismatches printed in full, default 5).  Connects through the PG*
 variables; the database must load the library in every session (session_preload_libraries, which
 join_oracle.sh sets).  Exit status 0 when every comparison holds, 1 otherwise.
 """
@@ -83,6 +84,10 @@ CONFIGS = [
     ('always-par-noldr', 'always', 'off', None),
     ('on-par', 'on', 'on', None),
 ]
+# ORACLE_CONFIGS: only these configurations besides the reference 'off' (for a replay)
+PICK = {c for c in os.environ.get('ORACLE_CONFIGS', '').replace(' ', ',').split(',') if c}
+if PICK:
+    CONFIGS = [c for c in CONFIGS if c[0] == 'off' or c[0] in PICK]
 SERIAL = [c for c in CONFIGS if c[2] is None]
 ANALYZED = ('always', 'always-probe', 'on', 'always-par')
 
