@@ -57,6 +57,7 @@ def indent(line):
 def without_extension(lines, tally):
     """the lines with the extension's nodes taken out of every text-format plan"""
     out = list(lines)
+    origin = list(range(len(lines)))  # each line's number in 'lines'
     i = 0
     while i < len(out):
         m = EXT_NODE.match(out[i])
@@ -68,9 +69,11 @@ def without_extension(lines, tally):
         arrow = m.group(2) is not None
         below = lead + (len(m.group(2)) if arrow else 0) + 2  # its details' and child's column
         del out[i]
+        del origin[i]
         # its detail lines (Output:, Bloom Join Filter: ...), up to its child "->"
         while i < len(out) and indent(out[i]) == below and not out[i][below:].startswith("->"):
             del out[i]
+            del origin[i]
             tally["details"] += 1
         # its subtree moves up in its place: 6 columns left, and for a node at the top of the
         # plan the child loses its arrow
@@ -85,7 +88,8 @@ def without_extension(lines, tally):
             j += 1
         tally["shifted"] += j - i
     result = []
-    for line in out:
+    kept = []
+    for line, n in zip(out, origin):
         if EXT_DETAIL.match(line):
             tally["details"] += 1
             continue
@@ -93,7 +97,8 @@ def without_extension(lines, tally):
             tally["scans"] += 1
             line = EXT_SCAN.sub("Seq Scan", line)
         result.append(line)
-    return result
+        kept.append(n)
+    return result, kept
 
 
 def masked(lines):
@@ -127,8 +132,9 @@ def main(argv):
             print("identical")
         return 0
     tally = {"nodes": 0, "details": 0, "scans": 0, "shifted": 0}
-    nbase = masked(without_extension(base, {"nodes": 0, "details": 0, "scans": 0, "shifted": 0}))
-    nresult = masked(without_extension(result, tally))
+    nbase, kbase = without_extension(base, {"nodes": 0, "details": 0, "scans": 0, "shifted": 0})
+    nresult, kresult = without_extension(result, tally)
+    nbase, nresult = masked(nbase), masked(nresult)
     if nbase == nresult:
         if not quiet:
             print("%d hunk%s, all plan text: %d extension node%s with %d line%s of their own, "
@@ -141,16 +147,26 @@ def main(argv):
                    tally["shifted"], "" if tally["shifted"] == 1 else "s"))
         return 0
     if not quiet:
-        rest = list(difflib.unified_diff(nbase, nresult, "baseline (extension's plan lines taken out)",
-                                         "with the library (extension's plan lines taken out)",
-                                         n=3, lineterm=""))
-        nrest = sum(1 for line in rest if line.startswith("@@"))
+        # what remains, shown as the lines of the two files themselves (with their numbers)
+        rest = [op for op in difflib.SequenceMatcher(None, nbase, nresult, autojunk=False).get_opcodes()
+                if op[0] != "equal"]
         print("%d hunk%s; with the extension's plan lines taken out and cost/row numbers masked, "
-              "%d hunk%s remain%s, NOT plan text:" %
-              (len(hunks), "" if len(hunks) == 1 else "s", nrest, "" if nrest == 1 else "s",
-               "s" if nrest == 1 else ""))
-        for line in rest:
-            print(line)
+              "%d remain%s, NOT plan text:" %
+              (len(hunks), "" if len(hunks) == 1 else "s", len(rest), "s" if len(rest) == 1 else ""))
+        for _, i1, i2, j1, j2 in rest:
+            b1 = kbase[i1] if i1 < len(kbase) else len(base)
+            r1 = kresult[j1] if j1 < len(kresult) else len(result)
+            b2 = kbase[i2 - 1] + 1 if i2 > i1 else b1
+            r2 = kresult[j2 - 1] + 1 if j2 > j1 else r1
+            print("@@ baseline line %d, with the library line %d @@" % (b1 + 1, r1 + 1))
+            for line in result[max(0, r1 - 3):r1]:
+                print(" " + line)
+            for line in base[b1:b2]:
+                print("-" + line)
+            for line in result[r1:r2]:
+                print("+" + line)
+            for line in result[r2:r2 + 2]:
+                print(" " + line)
     return 1
 
 
