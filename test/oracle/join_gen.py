@@ -514,11 +514,13 @@ def sidefx_query(g, q):
         if r.random() < 0.5:
             src = src[:-1] + " OFFSET 0)"
     dt = g.pick(DIMS)
-    if r.random() < 0.3:
+    key = g.cond(g.key({'x'}), s, d)
+    if form == 'other_side':
+        key = g.cond(g.pick([('int4', 3), ('text', 2), ('int4=int8', 1)]), s, d)
+    if r.random() < (0.5 if form == 'other_side' else 0.3):
         # a build side of rows none of which matches (dim_a's keys above 4000 meet no fact's):
         # its filter empties the probe side, and a join below must still run its other side
         dt, where = 'dim_a', [f"{d}.k4 > 4001"]
-    key = g.cond(g.key({'x'}), s, d)
     frm = f"{src} {s} JOIN {dt} {d} ON {key}"
     form_out = g.pick([('agg', 60), ('rows', 40)])
     if form_out == 'agg':
