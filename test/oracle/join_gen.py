@@ -509,10 +509,16 @@ def sidefx_query(g, q):
         d2 = g.alias('d2')
         other = g.pick([(f"(SELECT {d2}.*, {vol(d2)} AS c FROM {g.pick(DIMS)} {d2})", 3),
                         (f"(SELECT * FROM {g.pick(DIMS)} {d2} WHERE volb({d2}.id))", 2)])
-        src = f"(SELECT {f}.* FROM {ft} {f} JOIN {other} {d2} ON " \
-              f"{g.cond(g.key({'w', 'z'}), f, d2)})"
-        if r.random() < 0.5:
-            src = src[:-1] + " OFFSET 0)"
+        on2 = g.cond(g.key({'w', 'z'}), f, d2)
+        if r.random() < 0.35:
+            # flattened: the planner may put the volatile dimension's join below the filtered one
+            vq = g.pick([(f"volb({d2}.id)", 3), (f"boom({d2}.id, {r.randrange(1, 2500)}) > 0", 1)])
+            src = (f"(SELECT {f}.* FROM {ft} {f} JOIN {g.pick(DIMS)} {d2} ON {on2} "
+                   f"WHERE {vq})")
+        else:
+            src = f"(SELECT {f}.* FROM {ft} {f} JOIN {other} {d2} ON {on2})"
+            if r.random() < 0.5:
+                src = src[:-1] + " OFFSET 0)"
     dt = g.pick(DIMS)
     key = g.cond(g.key({'x'}), s, d)
     if form == 'other_side':
