@@ -318,6 +318,9 @@ for cfg in $configs; do
 					echo "(the baseline has no output for $t)"
 				elif [ "$cfg" = on ]; then
 					diff -U3 "$b" "$res" | head -n 200
+					echo "(the classifier's judgement, which at on does not excuse it:"
+					python3 "$BF_ROOT/scripts/pg-suite-classify.py" "$b" "$res" | head -n 1
+					echo ")"
 				else
 					python3 "$BF_ROOT/scripts/pg-suite-classify.py" "$b" "$res" | head -n 300
 				fi
