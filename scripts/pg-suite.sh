@@ -241,8 +241,8 @@ run_config() {
 
 # pg_regress's own verdict per test: "name ok|fail" (15: "test x ... ok", 16+: "ok 1 - x")
 verdicts() {
-	sed -nE 's/^(test +)?[ ]*([A-Za-z0-9_]+) +\.\.\. +(ok|FAILED|failed).*/\2 \3/p;
-		s/^(ok|not ok) +[0-9]+ +[-+] +([A-Za-z0-9_]+) .*/\2 \1/p' "$1" |
+	sed -nE 's/^(test +)?[ ]*([^ ]+) +\.\.\. +(ok|FAILED|failed).*/\2 \3/p;
+		s/^(ok|not ok) +[0-9]+ +[-+] +([^ ]+) .*/\2 \1/p' "$1" |
 		sed -E 's/ (FAILED|failed|not ok)$/ fail/'
 }
 
