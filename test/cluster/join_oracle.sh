@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bf-timeout: 600
+# bf-timeout: 900
 # test/cluster/join_oracle.sh - a differential oracle for automatic Bloom join filters: random
 # join queries give the same answers with bloomfilter.join_filter off, on and always.
 #
