@@ -61,7 +61,7 @@ if [ "${1:-}" = all ]; then
 		if [ "${BF_PG_SUITE:-yes}" != no ]; then
 			suite=()
 			if [ "$v" != "${versions%% *}" ] && [ -z "${BF_PG_SUITE_CONFIGS:-}" ]; then
-				suite=(BF_PG_SUITE_CONFIGS="base on always")
+				suite=(BF_PG_SUITE_CONFIGS=base:on:always)
 			fi
 			part "PostgreSQL $v regression suite" env "${suite[@]}" "$MAKE" -s test-pg-suite PG_MAJOR="$v"
 		fi
