@@ -212,6 +212,7 @@ config_settings() {
 	*) bf_die "unknown configuration $1 (base on always par noscan)" ;;
 	esac
 }
+for cfg in $configs; do config_settings "$cfg" >/dev/null; done
 
 # run_config NAME: the schedule (with the repetitions under always and par) in an instance of
 # its own; its lines of output go to $work/NAME.out; exit 0 when pg_regress ran the schedule to
