@@ -544,20 +544,14 @@ quiet_join_clauses(List *clauses, bool hashed, const LoudParams *loud)
 	return true;
 }
 
-static bool subtree_is_quiet(Plan *plan, const LoudParams *loud);
-
 /*
- * Whether the work 'plan' does per row it reads is the same, whatever rows
- * a filter removed below it, to anyone watching: its own expressions
- * (target list, quals, join clauses, hash keys) and support functions can
- * neither fail nor be seen, it runs no initplan, and for a join, the other
- * side (which the join reads more or less of, or rescans, as the rows from
- * 'child' come) is quiet as a whole.  A filter may go below such a node
- * only; above any other it changes the calls of volatile functions, what
- * leaky functions see and whether an error is raised.
+ * Whether what 'plan' computes for each row it reads can neither fail nor
+ * be seen: its own expressions (target list, quals, join clauses, hash
+ * keys) silent, its support functions quiet, no initplan; for the kinds of
+ * node a key may be followed through
  */
 static bool
-passes_quietly(Plan *plan, Plan *child, const LoudParams *loud)
+node_is_quiet(Plan *plan, const LoudParams *loud)
 {
 	if (plan->initPlan != NIL || !quiet(plan->qual, loud) ||
 		!quiet(plan->targetlist, loud))
@@ -569,15 +563,12 @@ passes_quietly(Plan *plan, Plan *child, const LoudParams *loud)
 		case T_HashJoin:
 			if (!quiet(((Join *) plan)->joinqual, loud))
 				return false;
-			if (IsA(plan, HashJoin) &&
-				(!quiet_join_clauses(((HashJoin *) plan)->hashclauses, true, loud) ||
-				 !quiet(((HashJoin *) plan)->hashkeys, loud)))
-				return false;
-			if (IsA(plan, MergeJoin) &&
-				!quiet_join_clauses(((MergeJoin *) plan)->mergeclauses, false, loud))
-				return false;
-			return subtree_is_quiet(child == plan->lefttree ? plan->righttree :
-									plan->lefttree, loud);
+			if (IsA(plan, HashJoin))
+				return quiet_join_clauses(((HashJoin *) plan)->hashclauses, true, loud) &&
+					quiet(((HashJoin *) plan)->hashkeys, loud);
+			if (IsA(plan, MergeJoin))
+				return quiet_join_clauses(((MergeJoin *) plan)->mergeclauses, false, loud);
+			return true;
 		case T_Hash:
 			return quiet(((Hash *) plan)->hashkeys, loud);
 		case T_Sort:
@@ -602,9 +593,8 @@ passes_quietly(Plan *plan, Plan *child, const LoudParams *loud)
 
 /*
  * Whether running the subtree 'plan' more or fewer times, or reading more
- * or less of it, can be seen: false unless every node in it is of a kind
- * known here with quiet expressions (scans of tables and indexes, joins,
- * sorts, hashes, appends, subquery scans), and no initplan
+ * or less of it, can be seen: false unless every node in it is a scan of a
+ * table or an index, or a node node_is_quiet knows, with silent expressions
  */
 static bool
 subtree_is_quiet(Plan *plan, const LoudParams *loud)
@@ -645,40 +635,45 @@ subtree_is_quiet(Plan *plan, const LoudParams *loud)
 		case T_BitmapOr:
 			children = ((BitmapOr *) plan)->bitmapplans;
 			break;
-		case T_Append:
-			children = ((Append *) plan)->appendplans;
-			break;
-		case T_MergeAppend:
-			if (!passes_quietly(plan, NULL, loud))
-				return false;
-			children = ((MergeAppend *) plan)->mergeplans;
-			break;
-		case T_SubqueryScan:
-			children = list_make1(((SubqueryScan *) plan)->subplan);
-			break;
-		case T_NestLoop:
-		case T_MergeJoin:
-		case T_HashJoin:
-		case T_Hash:
-		case T_Sort:
-		case T_IncrementalSort:
-		case T_Result:
-		case T_Material:
-			/* (a join's other side is the one it passes: checked below) */
-			if (!passes_quietly(plan, plan->lefttree, loud))
-				return false;
-			break;
 		case T_Gather:
 		case T_GatherMerge:
 			break;
 		default:
-			return false;
+			if (!node_is_quiet(plan, loud))
+				return false;
+			if (IsA(plan, Append))
+				children = ((Append *) plan)->appendplans;
+			else if (IsA(plan, MergeAppend))
+				children = ((MergeAppend *) plan)->mergeplans;
+			else if (IsA(plan, SubqueryScan))
+				children = list_make1(((SubqueryScan *) plan)->subplan);
+			break;
 	}
 	foreach(lc, children)
 		if (!subtree_is_quiet(lfirst(lc), loud))
 			return false;
 	return subtree_is_quiet(plan->lefttree, loud) &&
 		subtree_is_quiet(plan->righttree, loud);
+}
+
+/*
+ * Whether a filter may go below 'plan' into its child 'child' (NULL: every
+ * child): the work 'plan' does per row it reads is then the same, whatever
+ * rows the filter removed, to anyone watching.  So 'plan' must be quiet,
+ * and for a join, the other side, which the join reads more or less of, or
+ * rescans, as the rows from 'child' come, quiet as a whole.  A filter above
+ * any other node would change the calls of volatile functions, what leaky
+ * functions see and whether an error is raised.
+ */
+static bool
+passes_quietly(Plan *plan, Plan *child, const LoudParams *loud)
+{
+	if (!node_is_quiet(plan, loud))
+		return false;
+	if (IsA(plan, NestLoop) || IsA(plan, MergeJoin) || IsA(plan, HashJoin))
+		return subtree_is_quiet(child == plan->lefttree ? plan->righttree :
+								plan->lefttree, loud);
+	return true;
 }
 
 /*
