@@ -545,6 +545,37 @@ quiet_join_clauses(List *clauses, bool hashed, const LoudParams *loud)
 }
 
 /*
+ * The children of 'plan' beside lefttree and righttree: an Append's, a
+ * bitmap AND's or OR's, a subquery scan's subplan, and those of this
+ * library's own custom scans (others may run theirs in ways this file does
+ * not know)
+ */
+static List *
+other_children(Plan *plan)
+{
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			return ((Append *) plan)->appendplans;
+		case T_MergeAppend:
+			return ((MergeAppend *) plan)->mergeplans;
+		case T_BitmapAnd:
+			return ((BitmapAnd *) plan)->bitmapplans;
+		case T_BitmapOr:
+			return ((BitmapOr *) plan)->bitmapplans;
+		case T_SubqueryScan:
+			return list_make1(((SubqueryScan *) plan)->subplan);
+		case T_CustomScan:
+			if (strncmp(((CustomScan *) plan)->methods->CustomName,
+						"bloomfilter ", 12) == 0)
+				return ((CustomScan *) plan)->custom_plans;
+			return NIL;
+		default:
+			return NIL;
+	}
+}
+
+/*
  * Whether what 'plan' computes for each row it reads can neither fail nor
  * be seen: its own expressions (target list, quals, join clauses, hash
  * keys) silent, its support functions quiet, no initplan; for the kinds of
@@ -599,7 +630,6 @@ node_is_quiet(Plan *plan, const LoudParams *loud)
 static bool
 subtree_is_quiet(Plan *plan, const LoudParams *loud)
 {
-	List	   *children = NIL;
 	ListCell   *lc;
 
 	if (plan == NULL)
@@ -610,6 +640,10 @@ subtree_is_quiet(Plan *plan, const LoudParams *loud)
 	switch (nodeTag(plan))
 	{
 		case T_SeqScan:
+		case T_BitmapAnd:
+		case T_BitmapOr:
+		case T_Gather:
+		case T_GatherMerge:
 			break;
 		case T_IndexScan:
 			if (!quiet(((IndexScan *) plan)->indexqualorig, loud) ||
@@ -629,27 +663,12 @@ subtree_is_quiet(Plan *plan, const LoudParams *loud)
 			if (!quiet(((BitmapIndexScan *) plan)->indexqualorig, loud))
 				return false;
 			break;
-		case T_BitmapAnd:
-			children = ((BitmapAnd *) plan)->bitmapplans;
-			break;
-		case T_BitmapOr:
-			children = ((BitmapOr *) plan)->bitmapplans;
-			break;
-		case T_Gather:
-		case T_GatherMerge:
-			break;
 		default:
 			if (!node_is_quiet(plan, loud))
 				return false;
-			if (IsA(plan, Append))
-				children = ((Append *) plan)->appendplans;
-			else if (IsA(plan, MergeAppend))
-				children = ((MergeAppend *) plan)->mergeplans;
-			else if (IsA(plan, SubqueryScan))
-				children = list_make1(((SubqueryScan *) plan)->subplan);
 			break;
 	}
-	foreach(lc, children)
+	foreach(lc, other_children(plan))
 		if (!subtree_is_quiet(lfirst(lc), loud))
 			return false;
 	return subtree_is_quiet(plan->lefttree, loud) &&
@@ -1375,39 +1394,11 @@ static void
 visit_plan(Plan *plan, PlanVisitor visit, void *arg)
 {
 	ListCell   *lc;
-	List	   *children = NIL;
 
 	if (plan == NULL)
 		return;
 	visit(plan, arg);
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			children = ((Append *) plan)->appendplans;
-			break;
-		case T_MergeAppend:
-			children = ((MergeAppend *) plan)->mergeplans;
-			break;
-		case T_BitmapAnd:
-			children = ((BitmapAnd *) plan)->bitmapplans;
-			break;
-		case T_BitmapOr:
-			children = ((BitmapOr *) plan)->bitmapplans;
-			break;
-		case T_SubqueryScan:
-			visit_plan(((SubqueryScan *) plan)->subplan, visit, arg);
-			break;
-		case T_CustomScan:
-			/* only the children of this library's scans: others may run
-			 * theirs in ways this file does not know */
-			if (strncmp(((CustomScan *) plan)->methods->CustomName,
-						"bloomfilter ", 12) == 0)
-				children = ((CustomScan *) plan)->custom_plans;
-			break;
-		default:
-			break;
-	}
-	foreach(lc, children)
+	foreach(lc, other_children(plan))
 		visit_plan(lfirst(lc), visit, arg);
 	if (!IsA(plan, CustomScan))
 	{
