@@ -118,8 +118,8 @@ cancel_case "add_all of 50 million integers" \
 	"SELECT bloomfilter_add_all(b, array_fill(7, ARRAY[50000000])) IS NOT NULL FROM small"
 cancel_case "add_all of 5 million jsonb (hashed by text form) into counting" \
 	"SELECT bloomfilter_add_all(c, array_fill('{\"a\": 1}'::jsonb, ARRAY[5000000])) IS NOT NULL FROM small"
-cancel_case "add_all of 2 million distinct integers, scalable growing" \
-	"SELECT bloomfilter_add_all(bloomfilter_create(1000 + (random() * 0)::int, 0.01, 'scalable'), cancel_seq(2000000)) IS NOT NULL"
+cancel_case "add_all of 6 million distinct integers, scalable growing" \
+	"SELECT bloomfilter_add_all(bloomfilter_create(1000 + (random() * 0)::int, 0.01, 'scalable'), cancel_seq(6000000)) IS NOT NULL"
 cancel_case "add_all of 2 million distinct integers, cuckoo kicking and growing" \
 	"SELECT bloomfilter_add_all(bloomfilter_create(1000 + (random() * 0)::int, 0.01, 'cuckoo'), cancel_seq(2000000)) IS NOT NULL"
 cancel_case "contains_all over 50 million integers, all present" \
