@@ -61,7 +61,7 @@ import join_epq  # noqa: E402
 from gen import Query  # noqa: E402
 from join_gen import SHAPES as SHAPES_ALL, make_query  # noqa: E402
 from oracle import (Crash, Failed, connect, diff, is_lost, norm_row,  # noqa: E402
-                    row_key, say, short)
+                    row_key, run_while_blocked, say, short)
 
 SEED = os.environ.get('ORACLE_SEED', '1')
 NQ = int(os.environ.get('ORACLE_QUERIES', '400'))
@@ -411,30 +411,7 @@ class Runner:
         c.execute(self.settings_sql(cfg, q))
         for s in case.pre:
             c.execute(s)
-        out = {'err': None, 'rows': None}
-
-        def a_side():
-            try:
-                c.execute(case.query)
-                out['rows'] = sorted(map(repr, c.fetchall()))
-            except psycopg2.Error as e:
-                out['exc'] = e
-        th = threading.Thread(target=a_side)
-        th.start()
-        mc = mon.cursor()
-        blocked = False
-        deadline = time.time() + 30
-        while th.is_alive() and time.time() < deadline:
-            mc.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,))
-            row = mc.fetchone()
-            if row and row[0] == 'Lock':
-                blocked = True
-                break
-            time.sleep(0.005)
-        bc.execute("COMMIT")
-        th.join(60)
-        if th.is_alive():
-            raise Failed("EvalPlanQual: the query did not finish after the writer committed")
+        out, blocked = run_while_blocked(c, pid, case.query, bc, mon)
         e = out.pop('exc', None)
         if e is not None:
             if is_lost(self.conn, e):

@@ -69,6 +69,38 @@ PREFETCH = 'Custom Scan (bloomfilter prefetch)'
 AGG = 'Custom Scan (bloomfilter agg)'
 
 
+def run_while_blocked(c, pid, query, bc, mon):
+    """Runs query on cursor c (backend pid) in a thread while the writer's transaction (cursor
+    bc) holds a lock it needs; once the query waits on a lock (or after 30 s) commits the writer.
+    Returns ({'err': None, 'rows': sorted reprs} or {..., 'exc': the psycopg2 error}, whether the
+    query was seen blocked).  The EvalPlanQual cases of both oracles run this way."""
+    out = {'err': None, 'rows': None}
+
+    def a_side():
+        try:
+            c.execute(query)
+            out['rows'] = sorted(map(repr, c.fetchall()))
+        except psycopg2.Error as e:
+            out['exc'] = e
+    th = threading.Thread(target=a_side)
+    th.start()
+    mc = mon.cursor()
+    blocked = False
+    deadline = time.time() + 30
+    while th.is_alive() and time.time() < deadline:
+        mc.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,))
+        row = mc.fetchone()
+        if row and row[0] == 'Lock':
+            blocked = True
+            break
+        time.sleep(0.005)
+    bc.execute("COMMIT")
+    th.join(60)
+    if th.is_alive():
+        raise Failed("EvalPlanQual: the query did not finish after the writer committed")
+    return out, blocked
+
+
 class Crash(Exception):
     pass
 
@@ -349,30 +381,7 @@ class Runner:
         pid = c.fetchone()[0]
         c.execute("BEGIN")
         c.execute(settings_sql(cfg, [], False, None))
-        out = {'err': None, 'rows': None}
-
-        def a_side():
-            try:
-                c.execute(case.query)
-                out['rows'] = sorted(map(repr, c.fetchall()))
-            except psycopg2.Error as e:
-                out['exc'] = e
-        th = threading.Thread(target=a_side)
-        th.start()
-        mc = mon.cursor()
-        blocked = False
-        deadline = time.time() + 30
-        while th.is_alive() and time.time() < deadline:
-            mc.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,))
-            row = mc.fetchone()
-            if row and row[0] == 'Lock':
-                blocked = True
-                break
-            time.sleep(0.005)
-        bc.execute("COMMIT")
-        th.join(60)
-        if th.is_alive():
-            raise Failed("EvalPlanQual: the query did not finish after the writer committed")
+        out, blocked = run_while_blocked(c, pid, case.query, bc, mon)
         e = out.pop('exc', None)
         if e is not None:
             if is_lost(self.conn, e):
