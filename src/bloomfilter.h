@@ -63,10 +63,6 @@ typedef enum FilterOp
 } FilterOp;
 
 /*
- * The aggregates' state: the filter kept inside an expanded object so that
- * nodeAgg adopts it without copying (agg_state.c).
- */
-/*
  * The sizing arguments bloomfilter_agg planned a state's filter from, which
  * every later row of its group must repeat (aggregates.c)
  */
@@ -79,6 +75,10 @@ typedef struct AggSizing
 	text	   *variant_text;	/* the variant as given (or NULL) */
 } AggSizing;
 
+/*
+ * The aggregates' state: the filter kept inside an expanded object so that
+ * nodeAgg adopts it without copying (agg_state.c), and what it was sized by.
+ */
 typedef struct BloomState
 {
 	ExpandedObjectHeader hdr;
