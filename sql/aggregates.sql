@@ -51,7 +51,8 @@ SELECT (bloomfilter_info(f)).items_added,
 FROM (SELECT bloomfilter_agg(md5(i::text), 2000, 0.01) AS f FROM agg_src) AS s;
 
 SELECT bloomfilter_agg(i::text, 2000, 0.01) <> bloomfilter_agg(i, 2000, 0.01) AS text_differs_from_integer,
-	bloomfilter_agg(i::numeric, 2000, 0.01) <> bloomfilter_agg(i, 2000, 0.01) AS numeric_differs_from_integer
+	bloomfilter_agg(i::numeric, 2000, 0.01) = bloomfilter_agg(i, 2000, 0.01) AS integral_numeric_as_integer,
+	bloomfilter_agg(i + 0.5, 2000, 0.01) <> bloomfilter_agg(i, 2000, 0.01) AS fraction_differs
 FROM agg_src;
 
 -- integers of every width give the same filter

@@ -6,7 +6,7 @@
 -- label, domains as their base type, tsvector, tsquery and jsonpath by their
 -- text in the database encoding; reg* types are refused.
 --
--- a type from another extension (contrib), hashed by its output text
+-- a type from another extension (contrib), hashed by its own extended hash
 CREATE EXTENSION hstore;
 CREATE TYPE enc_mood AS ENUM ('sad', 'ok', U&'caf\00e9');
 CREATE DOMAIN enc_posint AS integer CHECK (VALUE > 0);
@@ -128,8 +128,45 @@ SELECT enc_canon(e || int4range(1, 5), '02' || '08000000' || '0100000000000000' 
                  || '19000000' || '02' || '08000000' || '0100000000000000' || '08000000' || '0300000000000000'
                  || '19000000' || '02' || '08000000' || '0500000000000000' || '08000000' || '0700000000000000') AS multirange,
        enc_canon(e || ARRAY['ok'::enc_mood], '01000000' || '01000000' || '01000000' || '02000000' || '6f6b') AS enum_array_by_label,
-       enc_canon(e || hstore('b', 'x'), encode(convert_to('"b"=>"x"', 'UTF8'), 'hex')) AS hstore_by_text,
+       enc_canon(e || hstore('b', 'x'),
+                 (SELECT string_agg(substr(h, i, 2), '' ORDER BY i DESC)
+                  FROM (SELECT lpad(to_hex(hstore_hash_extended(hstore('b', 'x'), 0)), 16, '0')) AS s(h),
+                       generate_series(1, 15, 2) AS i)) AS hstore_by_its_hash,
        enc_canon(e || to_tsvector('simple', 'ab'), encode(convert_to('''ab'':1', 'UTF8'), 'hex')) AS tsvector_by_text
+FROM enc_empty;
+
+--
+-- hash scheme 2's forms of the types whose = is not equality of their send
+-- form: numeric (an integer int64 holds as the integers, else its text
+-- without trailing zeros), float4 and float8 (the double's bits, -0 as 0,
+-- one NaN), interval (its span in microseconds, 16 bytes), inet and cidr
+-- (family, bits, address), jsonb (its tokens, numbers as numeric)
+--
+SELECT enc_canon(e || 1.000::numeric, '0100000000000000') AS numeric_integer,
+       enc_canon(e || -9223372036854775808.0::numeric, '0000000000000080') AS numeric_int64_min,
+       enc_canon(e || 9223372036854775808::numeric, encode(convert_to('9223372036854775808', 'UTF8'), 'hex')) AS numeric_past_int64,
+       enc_canon(e || 2.50::numeric, '322e35') AS numeric_fraction,
+       enc_canon(e || -0.0010::numeric, '2d302e303031') AS numeric_negative,
+       enc_canon(e || 'NaN'::numeric, '4e614e') AS numeric_nan,
+       enc_canon(e || '-Infinity'::numeric, encode(convert_to('-Infinity', 'UTF8'), 'hex')) AS numeric_infinity
+FROM enc_empty;
+SELECT enc_canon(e || 1.5::float8, '000000000000f83f') AS float8,
+       enc_canon(e || 1.5::float4, '000000000000f83f') AS float4_as_float8,
+       enc_canon(e || '-0'::float8, '0000000000000000') AS minus_zero,
+       enc_canon(e || 'NaN'::float4, '000000000000f87f') AS nan,
+       enc_canon(e || '1 day 00:00:00.000001'::interval, '0160d71d14000000' || '0000000000000000') AS interval_span,
+       enc_canon(e || '-1 microsecond'::interval, 'ffffffffffffffff' || 'ffffffffffffffff') AS interval_negative,
+       enc_canon(e || '10.1.2.3/8'::inet, '02' || '08' || '0a010203') AS inet,
+       enc_canon(e || '10.0.0.0/8'::cidr, '02' || '08' || '0a000000') AS cidr_as_inet,
+       enc_canon(e || '::1/128'::inet, '03' || '80' || '00000000000000000000000000000001') AS inet6
+FROM enc_empty;
+SELECT enc_canon(e || '{"a": [1.50, null, true]}'::jsonb,
+                 '7b01000000' || '6b0100000061' || '5b03000000' || '2303000000312e35' || '7a' || '74' || '5d' || '7d') AS jsonb,
+       enc_canon(e || '"x"'::jsonb, '7301000000' || '220100000078' || '5d') AS jsonb_scalar,
+       enc_canon(e || '{"b": false, "a": 1e2}'::jsonb,
+                 '7b02000000' || '6b0100000061' || '23080000006400000000000000' || '6b0100000062' || '66' || '7d') AS jsonb_keys_sorted,
+       enc_canon(e || ARRAY[1.0, NULL]::numeric[], '01000000' || '02000000' || '01000000'
+                 || '08000000' || '0100000000000000' || 'ffffffff') AS numeric_array
 FROM enc_empty;
 
 --

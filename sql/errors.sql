@@ -176,7 +176,7 @@ SELECT v.* FROM err_base, LATERAL (VALUES
 	(12, 'variant 9', overlay(c PLACING '\x09' FROM 6)),
 	(13, 'classic bytes, blocked code', overlay(c PLACING '\x01' FROM 6)),
 	(14, 'hash scheme 0', overlay(c PLACING '\x00' FROM 7)),
-	(15, 'hash scheme 2', overlay(c PLACING '\x02' FROM 7)),
+	(15, 'hash scheme 3', overlay(c PLACING '\x03' FROM 7)),
 	(16, 'flags 01', overlay(c PLACING '\x01' FROM 8)),
 	(17, 'flags 80', overlay(c PLACING '\x80' FROM 8)),
 	(18, 'reserved, first byte', overlay(c PLACING '\x01' FROM 13)),

@@ -76,7 +76,7 @@ SELECT 100 + row_number() OVER (), 'counting', what, bytes FROM hv_base, LATERAL
 	('variant 4 (scalable) with variant word 0', overlay(cnt PLACING '\x04'::bytea FROM 6)),
 	('variant 5 (cuckoo): f = 3', overlay(cnt PLACING '\x05'::bytea FROM 6)),
 	('hash scheme 0', overlay(cnt PLACING '\x00'::bytea FROM 7)),
-	('hash scheme 2', overlay(cnt PLACING '\x02'::bytea FROM 7)),
+	('hash scheme 3', overlay(cnt PLACING '\x03'::bytea FROM 7)),
 	('flags 1', overlay(cnt PLACING '\x01'::bytea FROM 8)),
 	('variant word 1', overlay(cnt PLACING hv_le(1, 4) FROM 13)),
 	('variant word 2^32 - 1', overlay(cnt PLACING hv_le(2::numeric ^ 32 - 1, 4) FROM 13)),

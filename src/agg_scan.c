@@ -68,6 +68,7 @@ typedef struct BloomAgg
 	ExprState  *elem_expr;		/* or this expression */
 	List	   *sizing;			/* ExprStates of the sizing arguments */
 	Oid			elem_type;
+	Oid			elem_collation;
 	ElementHasher hasher;		/* set up with the filter, on the first
 								 * non-NULL element, as the Agg does */
 	bool		started;		/* a non-NULL element came: fb is the filter */
@@ -431,6 +432,7 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 			agg->elem_expr = ExecInitExpr(elem, ps);
 		agg->sizing = ExecInitExprList(list_delete_first(list_copy(args)), ps);
 		agg->elem_type = exprType((Node *) elem);
+		agg->elem_collation = exprCollation((Node *) elem);
 		/* (the plain kinds free what they allocate) */
 		if (agg->elem_expr || !element_plain_kind(agg->elem_type, &kind))
 			as->reset_rows = true;
@@ -448,7 +450,7 @@ start_filter(AggScanState *as, BloomAgg *agg, ExprContext *econtext)
 	ListCell   *lc;
 
 	Assert(nsizing <= lengthof(sizing));
-	element_hasher_init(&agg->hasher, agg->elem_type,
+	element_hasher_init(&agg->hasher, agg->elem_type, agg->elem_collation,
 						as->css.ss.ps.state->es_query_cxt);
 	foreach(lc, agg->sizing)
 		sizing[foreach_current_index(lc)].value =
@@ -493,7 +495,7 @@ consume_input(AggScanState *as)
 				start_filter(as, agg, econtext);
 			filterbuf_add_new_deferred(&agg->fb,
 									   element_hash(&agg->hasher, d,
-													agg->fb.b.view.seed));
+													&agg->fb.b.view));
 		}
 		MemoryContextSwitchTo(oldcxt);
 		if (as->reset_rows)

@@ -193,7 +193,7 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 			check_sizing(fcinfo, state);
 		filterbuf_add_new_deferred(&state->fb,
 								   element_hash(&cc->elem, PG_GETARG_DATUM(1),
-												state->fb.b.view.seed));
+												&state->fb.b.view));
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
 
@@ -212,7 +212,7 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 	check_sizing(fcinfo, state);
 	filterbuf_add_new_deferred(&state->fb,
 							   element_hash(eh, PG_GETARG_DATUM(1),
-											state->fb.b.view.seed));
+											&state->fb.b.view));
 	PG_RETURN_DATUM(bloom_state_datum(state));
 }
 

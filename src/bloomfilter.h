@@ -98,14 +98,25 @@ typedef enum ElementKind
 	ELEM_BPCHAR,				/* char(n): the bytes less trailing spaces */
 	ELEM_UUID,					/* the 16 bytes */
 	ELEM_TEXT_OUT,				/* output text (database encoding): string
-								 * types, enums, json(b), xml, tsvector, ...,
-								 * and user-defined base types */
+								 * types, enums, json, xml, tsvector, ...;
+								 * scheme 1: jsonb and user-defined types */
 	ELEM_SEND,					/* the binary send form of a built-in type
 								 * whose send form holds only the value */
+	/* scheme 2 only */
+	ELEM_NUMERIC,				/* an integer as ELEM_INTEGER, else the
+								 * decimal text without trailing zeros */
+	ELEM_FLOAT4,				/* as float8 */
+	ELEM_FLOAT8,				/* the double, -0 as 0, one NaN */
+	ELEM_INTERVAL,				/* the span in microseconds (30-day months) */
+	ELEM_INET,					/* family, bits and address (inet = cidr) */
+	ELEM_TYPE_HASH,				/* the type's own extended hash */
+	ELEM_TYPE_HASH32,			/* the type's own 32-bit hash */
+	/* containers: from the canonical bytes of their parts */
 	ELEM_ARRAY,					/* dimensions, bounds, then each element */
 	ELEM_RECORD,				/* composite or record: each column */
 	ELEM_RANGE,					/* flags, then the bounds */
-	ELEM_MULTIRANGE				/* the count, then each range */
+	ELEM_MULTIRANGE,			/* the count, then each range */
+	ELEM_JSONB					/* scheme 2: its tokens, numbers as numeric */
 } ElementKind;
 
 struct RowHasher;
@@ -114,15 +125,19 @@ struct TypeCacheEntry;
 typedef struct ElementHasher
 {
 	Oid			type;
+	Oid			collation;		/* of the comparisons: the call's */
+	uint8		scheme;			/* the hash scheme it hashes by */
 	ElementKind kind;
 	int16		typlen;
 	bool		typbyval;
 	char		typalign;
-	FmgrInfo	io;				/* send or output function, when needed */
+	FmgrInfo	io;				/* send, output or hash function, if needed */
 	/* the containers' parts, in mcxt */
 	struct ElementHasher *sub;	/* array element or range subtype */
 	struct TypeCacheEntry *range;	/* range type (of a multirange too) */
 	struct RowHasher *rows;		/* row types met so far, per typmod */
+	struct ElementHasher *other;	/* the same type by the other scheme,
+									 * made when a filter asks for it */
 	MemoryContext mcxt;
 	MemoryContext scratch;		/* per-value memory of a container, reset
 								 * after each value */
@@ -191,8 +206,11 @@ extern BloomFilter *create_sized(bf_variant variant, int64 items, double fpr,
 
 /* element.c */
 extern bool element_plain_kind(Oid type, ElementKind *kind);
-extern void element_hasher_init(ElementHasher *eh, Oid type,
+extern void element_hasher_init(ElementHasher *eh, Oid type, Oid collation,
 								MemoryContext mcxt);
+extern ElementHasher *element_hasher_of_scheme(ElementHasher *eh,
+											   uint8 scheme);
+extern bool element_allocates(const ElementHasher *eh);
 extern void element_hasher_init_checked(FunctionCallInfo fcinfo,
 										ElementHasher *eh, Oid type,
 										int filter_argno);
@@ -278,13 +296,17 @@ extern bool inplace_wanted(FunctionCallInfo fcinfo, CallCache *cc);
  */
 
 /*
- * The hash of an element: a short inline text or bytea here, the rest in
- * element.c.  A TOAST pointer has a 1-byte header too (VARATT_IS_SHORT is
+ * The hash of an element for filter f (by f's hash scheme, with its seed):
+ * a short inline text or bytea here, the rest in element.c.  A TOAST pointer has a 1-byte header too (VARATT_IS_SHORT is
  * true for it), so it is told apart before its header is read as a length.
  */
 static inline bf_hash
-element_hash(ElementHasher *eh, Datum value, uint64 seed)
+element_hash(ElementHasher *eh, Datum value, const bf_filter *f)
 {
+	uint64		seed = f->seed;
+
+	if (unlikely(f->scheme != eh->scheme))
+		eh = element_hasher_of_scheme(eh, f->scheme);
 	if (eh->kind == ELEM_BYTES && VARATT_IS_SHORT(DatumGetPointer(value)) &&
 		!VARATT_IS_EXTERNAL(DatumGetPointer(value)))
 		return bf_hash_bytes(VARDATA_SHORT(DatumGetPointer(value)),

@@ -5,16 +5,26 @@
  * An element's canonical bytes depend on its value only: never on OIDs
  * (which a dump and restore changes), client_encoding or other settings,
  * so that a filter answers for its members in every database and session.
- * STORAGE.md section 6 documents them:
+ * A filter's hash scheme (its header) says which canonical bytes it was
+ * built with; STORAGE.md section 6 documents both:
  *
  *	- integers of every width as the same 8-byte little-endian value (so
  *	  42::int4 and 42::int8 match); text, varchar and bytea as their bytes;
  *	  char(n) without trailing spaces (as it converts to text); uuid as its
  *	  16 bytes;
- *	- built-in types whose binary send form holds the value alone (numeric,
- *	  float, timestamps, inet, ...) as that send form;
- *	- string types, enums (by label), json, jsonb, xml, tsvector, tsquery,
- *	  jsonpath and every user-defined base type as their output text, in the
+ *	- scheme 2 (the current one) hashes by the type's equality: numeric by
+ *	  value (an integer as the integers, else its decimal text without
+ *	  trailing zeros), float4 and float8 as their double (-0 as 0, one
+ *	  NaN), interval by its span, inet and cidr alike, jsonb by its tokens
+ *	  with numbers as numeric, user-defined types with a hash operator
+ *	  class by their own extended hash; strings under a nondeterministic
+ *	  collation are refused;
+ *	- other built-in types whose binary send form holds the value alone
+ *	  (dates, timestamps, booleans, ...; scheme 1: numeric, float, interval
+ *	  and inet too) as that send form;
+ *	- string types, enums (by label), json, xml, tsvector, tsquery,
+ *	  jsonpath and user-defined types without a hash operator class (scheme
+ *	  1: jsonb and every user-defined type) as their output text, in the
  *	  database encoding: their send forms convert text to client_encoding;
  *	- arrays, composites and anonymous records, ranges and multiranges from
  *	  the canonical bytes of their parts, each length-prefixed, with the
@@ -24,7 +34,10 @@
  */
 #include "bloomfilter.h"
 
+#include <sys/socket.h>			/* AF_INET, for utils/inet.h */
+
 #include "access/htup_details.h"
+#include "common/int128.h"
 #include "access/transam.h"
 #include "access/tupdesc.h"
 #include "catalog/pg_proc.h"
@@ -34,10 +47,15 @@
 #include "utils/array.h"
 #include "utils/arrayaccess.h"
 #include "utils/builtins.h"
+#include "utils/timestamp.h"
+#include "utils/float.h"
 #include "utils/fmgroids.h"
+#include "utils/inet.h"
+#include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/multirangetypes.h"
+#include "utils/numeric.h"
 #include "utils/rangetypes.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
@@ -64,7 +82,8 @@ typedef struct RowHasher
 #define CANON_RANGE_LB_INF	0x08
 #define CANON_RANGE_UB_INF	0x10
 
-static void hasher_init(ElementHasher *eh, Oid type, MemoryContext mcxt);
+static void hasher_init(ElementHasher *eh, Oid type, Oid collation,
+						uint8 scheme, MemoryContext mcxt);
 static void encode(ElementHasher *eh, Datum value, StringInfo buf);
 
 /* Does this built-in send function convert text to client_encoding? */
@@ -176,26 +195,112 @@ element_plain_kind(Oid type, ElementKind *kind)
 }
 
 /*
- * Works out how to hash values of 'type' (parts of a container included),
- * allocating what it keeps in mcxt.  Refuses types without a value-only
- * encoding.
+ * Scheme 2 refuses strings under a nondeterministic collation: values it
+ * calls equal ('a' and 'A' under a case-insensitive one) have different
+ * bytes, and a filter would miss them
  */
 static void
-hasher_init(ElementHasher *eh, Oid type, MemoryContext mcxt)
+refuse_nondeterministic(Oid type, Oid collation)
+{
+	if (!OidIsValid(collation) || get_collation_isdeterministic(collation))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("a bloomfilter cannot hash %s values under the nondeterministic collation \"%s\"",
+					format_type_be(type), get_collation_name(collation)),
+			 errdetail("Strings that this collation calls equal differ in their bytes, so a filter would miss them."),
+			 errhint("Add and test the values under a deterministic collation, such as COLLATE \"C\", or normalise them first, for example with lower().")));
+}
+
+/*
+ * Scheme 2's kinds for types whose equality is not equality of their send
+ * form or output text; false for the others
+ */
+static bool
+equality_kind(ElementHasher *eh, Oid base, Oid collation, MemoryContext mcxt)
+{
+	TypeCacheEntry *tc;
+
+	switch (base)
+	{
+		case NUMERICOID:
+			eh->kind = ELEM_NUMERIC;
+			return true;
+		case FLOAT4OID:
+			eh->kind = ELEM_FLOAT4;
+			return true;
+		case FLOAT8OID:
+			eh->kind = ELEM_FLOAT8;
+			return true;
+		case INTERVALOID:
+			eh->kind = ELEM_INTERVAL;
+			return true;
+		case INETOID:
+		case CIDROID:
+			eh->kind = ELEM_INET;
+			return true;
+		case JSONBOID:
+			eh->kind = ELEM_JSONB;
+			return true;
+		case NAMEOID:
+			refuse_nondeterministic(base, collation);
+			return false;
+	}
+
+	/*
+	 * A user-defined type (an enum goes by its label: its hash is of its
+	 * OID) by its own hash function, which its = honours by contract
+	 */
+	if (base < FirstNormalObjectId || get_typtype(base) != TYPTYPE_BASE)
+		return false;
+	tc = lookup_type_cache(base, TYPECACHE_HASH_PROC |
+						   TYPECACHE_HASH_EXTENDED_PROC);
+	if (OidIsValid(tc->hash_extended_proc))
+	{
+		eh->kind = ELEM_TYPE_HASH;
+		fmgr_info_cxt(tc->hash_extended_proc, &eh->io, mcxt);
+		return true;
+	}
+	if (OidIsValid(tc->hash_proc))
+	{
+		eh->kind = ELEM_TYPE_HASH32;
+		fmgr_info_cxt(tc->hash_proc, &eh->io, mcxt);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Works out how to hash values of 'type', compared under 'collation', by
+ * hash scheme 'scheme' (parts of a container included), allocating what it
+ * keeps in mcxt.  Refuses types without a value-only encoding.
+ */
+static void
+hasher_init(ElementHasher *eh, Oid type, Oid collation, uint8 scheme,
+			MemoryContext mcxt)
 {
 	Oid			base = getBaseType(type);
+	bool		by_equality = scheme != BF_HASH_XXH3_128;
 	Oid			elem;
 	char		typtype;
 
 	eh->type = type;
+	eh->collation = collation;
+	eh->scheme = scheme;
 	eh->sub = NULL;
 	eh->range = NULL;
 	eh->rows = NULL;
+	eh->other = NULL;
 	eh->mcxt = mcxt;
 	eh->scratch = NULL;
 	get_typlenbyvalalign(base, &eh->typlen, &eh->typbyval, &eh->typalign);
 	if (element_plain_kind(base, &eh->kind))
+	{
+		if (by_equality && base != BYTEAOID &&
+			(eh->kind == ELEM_BYTES || eh->kind == ELEM_BPCHAR))
+			refuse_nondeterministic(base, collation);
 		return;
+	}
 	switch (base)
 	{
 		case RECORDOID:
@@ -232,7 +337,8 @@ hasher_init(ElementHasher *eh, Oid type, MemoryContext mcxt)
 		eh->kind = typtype == TYPTYPE_RANGE ? ELEM_RANGE : ELEM_MULTIRANGE;
 		eh->range = tc;
 		eh->sub = MemoryContextAlloc(mcxt, sizeof(ElementHasher));
-		hasher_init(eh->sub, tc->rngelemtype->type_id, mcxt);
+		hasher_init(eh->sub, tc->rngelemtype->type_id, tc->rng_collation,
+					scheme, mcxt);
 		return;
 	}
 	if (typtype == TYPTYPE_PSEUDO)
@@ -248,20 +354,74 @@ hasher_init(ElementHasher *eh, Oid type, MemoryContext mcxt)
 		check_stack_depth();
 		eh->kind = ELEM_ARRAY;
 		eh->sub = MemoryContextAlloc(mcxt, sizeof(ElementHasher));
-		hasher_init(eh->sub, elem, mcxt);
+		hasher_init(eh->sub, elem, collation, scheme, mcxt);
 		return;
 	}
+	if (by_equality && equality_kind(eh, base, collation, mcxt))
+		return;
 	/* enums and string types by their text; other types by their kind */
 	eh->kind = scalar_kind(base, mcxt, &eh->io);
 }
 
-void
-element_hasher_init(ElementHasher *eh, Oid type, MemoryContext mcxt)
+static void
+hasher_init_top(ElementHasher *eh, Oid type, Oid collation, uint8 scheme,
+				MemoryContext mcxt)
 {
-	hasher_init(eh, type, mcxt);
+	hasher_init(eh, type, collation, scheme, mcxt);
 	if (eh->kind >= ELEM_ARRAY)
 		eh->scratch = AllocSetContextCreate(mcxt, "bloomfilter element",
 											ALLOCSET_SMALL_SIZES);
+}
+
+/* How to hash values of 'type' into new filters (the current scheme) */
+void
+element_hasher_init(ElementHasher *eh, Oid type, Oid collation,
+					MemoryContext mcxt)
+{
+	hasher_init_top(eh, type, collation, BF_HASH_SCHEME_CURRENT, mcxt);
+}
+
+/*
+ * eh's type by hash scheme 'scheme' (a valid one: the filter's), made the
+ * first time a filter of that scheme comes by
+ */
+ElementHasher *
+element_hasher_of_scheme(ElementHasher *eh, uint8 scheme)
+{
+	if (eh->scheme == scheme)
+		return eh;
+	if (eh->other == NULL)
+	{
+		ElementHasher *other = MemoryContextAllocZero(eh->mcxt,
+													  sizeof(ElementHasher));
+
+		hasher_init_top(other, eh->type, eh->collation, scheme, eh->mcxt);
+		other->other = eh;
+		eh->other = other;
+	}
+	return eh->other;
+}
+
+/*
+ * Whether hashing a value may leave memory in the current context (output,
+ * send and hash functions, detoasted copies): callers hashing many values
+ * in one call reset a context of their own after each
+ */
+bool
+element_allocates(const ElementHasher *eh)
+{
+	switch (eh->kind)
+	{
+		case ELEM_TEXT_OUT:
+		case ELEM_SEND:
+		case ELEM_NUMERIC:
+		case ELEM_INET:
+		case ELEM_TYPE_HASH:
+		case ELEM_TYPE_HASH32:
+			return true;
+		default:
+			return false;
+	}
 }
 
 /* ---- canonical bytes of a container's parts ---- */
@@ -327,7 +487,8 @@ encode_array(ElementHasher *eh, Datum value, StringInfo buf)
 	if (unlikely(AARR_ELEMTYPE(a) != sub->type))
 	{
 		sub = MemoryContextAlloc(eh->mcxt, sizeof(ElementHasher));
-		hasher_init(sub, AARR_ELEMTYPE(a), eh->mcxt);
+		hasher_init(sub, AARR_ELEMTYPE(a), eh->collation, eh->scheme,
+					eh->mcxt);
 		eh->sub = sub;
 	}
 	put_u32(buf, (uint32) ndim);
@@ -376,7 +537,8 @@ row_hasher(ElementHasher *eh, Oid typid, int32 typmod)
 
 		if (att->attisdropped)
 			continue;
-		hasher_init(&rh->columns[i], att->atttypid, eh->mcxt);
+		hasher_init(&rh->columns[i], att->atttypid, att->attcollation,
+					eh->scheme, eh->mcxt);
 		rh->ncolumns++;
 	}
 	rh->next = eh->rows;		/* complete: now it may be found */
@@ -460,6 +622,218 @@ encode_multirange(ElementHasher *eh, Datum value, StringInfo buf)
 	}
 }
 
+/* ---- scheme 2: canonical bytes by the type's equality ---- */
+
+static inline void
+put_u64(StringInfo buf, uint64 v)
+{
+	char		b[8];
+	int			i;
+
+	for (i = 0; i < 8; i++)
+		b[i] = (char) (v >> (8 * i));
+	appendBinaryStringInfo(buf, b, 8);
+}
+
+/* The value of a decimal integer "-?[0-9]+" that int64 holds */
+static bool
+decimal_int64(const char *s, int64 *value)
+{
+	bool		negative = *s == '-';
+	int64		v = 0;
+
+	if (negative)
+		s++;
+	if (*s == '\0')
+		return false;
+	/* accumulated negative: -INT64_MIN does not fit */
+	for (; *s; s++)
+	{
+		if (*s < '0' || *s > '9' ||
+			pg_mul_s64_overflow(v, 10, &v) ||
+			pg_sub_s64_overflow(v, *s - '0', &v))
+			return false;
+	}
+	if (!negative)
+	{
+		if (v == PG_INT64_MIN)
+			return false;
+		v = -v;
+	}
+	*value = v;
+	return true;
+}
+
+/*
+ * A numeric's canonical form: an integer int64 holds as the integers hash
+ * (so 1::numeric and 1::int agree; sets *integer), else (a fraction, a
+ * larger integer, NaN, ±Infinity) its decimal text without trailing zeros
+ * after the point, in *text (palloc'd)
+ */
+static bool
+numeric_canonical(Numeric num, int64 *integer, char **text)
+{
+	char	   *s = numeric_normalize(num);
+
+	if (decimal_int64(s, integer))
+	{
+		pfree(s);
+		return true;
+	}
+	*text = s;
+	return false;
+}
+
+static void
+encode_numeric(Numeric num, StringInfo buf)
+{
+	int64		integer;
+	char	   *text;
+
+	if (numeric_canonical(num, &integer, &text))
+		put_u64(buf, (uint64) integer);
+	else
+	{
+		appendBinaryStringInfo(buf, text, strlen(text));
+		pfree(text);
+	}
+}
+
+/* A double's bits, with -0 as 0 and every NaN as one */
+static inline uint64
+float_canonical(double d)
+{
+	uint64		bits;
+
+	if (isnan(d))
+		return UINT64CONST(0x7FF8000000000000);
+	if (d == 0.0)
+		return 0;
+	memcpy(&bits, &d, sizeof(bits));
+	return bits;
+}
+
+/*
+ * An interval's span, as interval = compares: microseconds, with a month
+ * of 30 days and a day of 24 hours; 16 bytes, two's complement, little-endian
+ */
+static void
+encode_interval(const Interval *iv, StringInfo buf)
+{
+	INT128		span = int64_to_int128(iv->time);
+
+	int128_add_int64_mul_int64(&span, iv->month * INT64CONST(30) + iv->day,
+							   USECS_PER_DAY);
+#ifdef USE_NATIVE_INT128
+	put_u64(buf, (uint64) span);
+	put_u64(buf, (uint64) (span >> 64));
+#else
+	put_u64(buf, span.lo);
+	put_u64(buf, (uint64) span.hi);
+#endif
+}
+
+/* inet and cidr as inet = compares: family, prefix bits, the address */
+static void
+encode_inet(Datum value, StringInfo buf)
+{
+	inet	   *ip = DatumGetInetPP(value);
+
+	appendStringInfoChar(buf, (char) ip_family(ip));
+	appendStringInfoChar(buf, (char) ip_bits(ip));
+	appendBinaryStringInfo(buf, (char *) ip_addr(ip), ip_addrsize(ip));
+	if ((Pointer) ip != DatumGetPointer(value))
+		pfree(ip);
+}
+
+/* A jsonb string or key: its length and bytes */
+static void
+encode_jsonb_string(char tag, const JsonbValue *v, StringInfo buf)
+{
+	appendStringInfoChar(buf, tag);
+	put_u32(buf, (uint32) v->val.string.len);
+	appendBinaryStringInfo(buf, v->val.string.val, v->val.string.len);
+}
+
+/*
+ * jsonb as jsonb = compares: its tokens in storage order (object keys are
+ * stored sorted and unique), strings by their bytes, numbers as numeric
+ */
+static void
+encode_jsonb(Datum value, StringInfo buf)
+{
+	Jsonb	   *jb = DatumGetJsonbP(value);
+	JsonbIterator *it = JsonbIteratorInit(&jb->root);
+	JsonbIteratorToken token;
+	JsonbValue	v;
+
+	while ((token = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
+	{
+		CHECK_FOR_INTERRUPTS();
+		switch (token)
+		{
+			case WJB_BEGIN_ARRAY:
+				appendStringInfoChar(buf, v.val.array.rawScalar ? 's' : '[');
+				put_u32(buf, (uint32) v.val.array.nElems);
+				break;
+			case WJB_END_ARRAY:
+				appendStringInfoChar(buf, ']');
+				break;
+			case WJB_BEGIN_OBJECT:
+				appendStringInfoChar(buf, '{');
+				put_u32(buf, (uint32) v.val.object.nPairs);
+				break;
+			case WJB_END_OBJECT:
+				appendStringInfoChar(buf, '}');
+				break;
+			case WJB_KEY:
+				encode_jsonb_string('k', &v, buf);
+				break;
+			case WJB_VALUE:
+			case WJB_ELEM:
+				switch (v.type)
+				{
+					case jbvNull:
+						appendStringInfoChar(buf, 'z');
+						break;
+					case jbvBool:
+						appendStringInfoChar(buf, v.val.boolean ? 't' : 'f');
+						break;
+					case jbvString:
+						encode_jsonb_string('"', &v, buf);
+						break;
+					case jbvNumeric:
+						{
+							int			at;
+
+							appendStringInfoChar(buf, '#');
+							at = buf->len;
+							put_u32(buf, 0);
+							encode_numeric(v.val.numeric, buf);
+							end_part(buf, at);
+							break;
+						}
+					default:
+						elog(ERROR, "unexpected jsonb value type %d",
+							 (int) v.type);
+				}
+				break;
+			case WJB_DONE:
+				break;
+		}
+	}
+}
+
+/* A value of a user-defined type by its own hash function, seed 0 */
+static inline uint64
+type_hash(ElementHasher *eh, Datum value)
+{
+	if (eh->kind == ELEM_TYPE_HASH)
+		return DatumGetUInt64(FunctionCall2Coll(&eh->io, eh->collation, value,
+												UInt64GetDatum(0)));
+	return DatumGetUInt32(FunctionCall1Coll(&eh->io, eh->collation, value));
+}
+
 /*
  * Appends the canonical bytes of 'value' to buf, allocating in the current
  * memory context (a container's scratch context, reset after each value).
@@ -516,6 +890,36 @@ encode(ElementHasher *eh, Datum value, StringInfo buf)
 				pfree(b);
 				return;
 			}
+		case ELEM_NUMERIC:
+			{
+				Numeric		num = DatumGetNumeric(value);
+
+				encode_numeric(num, buf);
+				if ((Pointer) num != DatumGetPointer(value))
+					pfree(num);
+				return;
+			}
+		case ELEM_FLOAT4:
+			put_u64(buf, float_canonical(DatumGetFloat4(value)));
+			return;
+		case ELEM_FLOAT8:
+			put_u64(buf, float_canonical(DatumGetFloat8(value)));
+			return;
+		case ELEM_INTERVAL:
+			encode_interval(DatumGetIntervalP(value), buf);
+			return;
+		case ELEM_INET:
+			encode_inet(value, buf);
+			return;
+		case ELEM_TYPE_HASH:
+			put_u64(buf, type_hash(eh, value));
+			return;
+		case ELEM_TYPE_HASH32:
+			put_u32(buf, (uint32) type_hash(eh, value));
+			return;
+		case ELEM_JSONB:
+			encode_jsonb(value, buf);
+			return;
 		case ELEM_ARRAY:
 			encode_array(eh, value, buf);
 			return;
@@ -596,10 +1000,52 @@ element_hash_any(ElementHasher *eh, Datum value, uint64 seed)
 				pfree(b);
 				return h;
 			}
+		case ELEM_NUMERIC:
+			{
+				Numeric		num = DatumGetNumeric(value);
+				int64		integer;
+				char	   *text;
+
+				if (numeric_canonical(num, &integer, &text))
+					h = bf_hash_int64(integer, seed);
+				else
+				{
+					h = bf_hash_bytes(text, strlen(text), seed);
+					pfree(text);
+				}
+				if ((Pointer) num != DatumGetPointer(value))
+					pfree(num);
+				return h;
+			}
+		case ELEM_FLOAT4:
+			return bf_hash_int64((int64) float_canonical(DatumGetFloat4(value)),
+								 seed);
+		case ELEM_FLOAT8:
+			return bf_hash_int64((int64) float_canonical(DatumGetFloat8(value)),
+								 seed);
+		case ELEM_TYPE_HASH:
+			return bf_hash_int64((int64) type_hash(eh, value), seed);
+		case ELEM_INTERVAL:
+		case ELEM_INET:
+		case ELEM_TYPE_HASH32:
+			{
+				char		bytes[32];
+				StringInfoData buf;
+
+				/* a few bytes, on the stack */
+				buf.data = bytes;
+				buf.len = 0;
+				buf.maxlen = sizeof(bytes);
+				buf.cursor = 0;
+				encode(eh, value, &buf);
+				Assert(buf.data == bytes);
+				return bf_hash_bytes(buf.data, buf.len, seed);
+			}
 		case ELEM_ARRAY:
 		case ELEM_RECORD:
 		case ELEM_RANGE:
 		case ELEM_MULTIRANGE:
+		case ELEM_JSONB:
 			{
 				/* everything the parts allocate goes with the scratch */
 				MemoryContext old = MemoryContextSwitchTo(eh->scratch);
@@ -669,7 +1115,7 @@ element_hasher_init_checked(FunctionCallInfo fcinfo, ElementHasher *eh,
 										 ALLOCSET_SMALL_SIZES);
 	else
 		MemoryContextReset(eh->site);
-	element_hasher_init(eh, type, eh->site);
+	element_hasher_init(eh, type, PG_GET_COLLATION(), eh->site);
 }
 
 /* The hasher for argument 'argno', resolved once per call site */

@@ -74,6 +74,13 @@ report_incompatible(const bf_filter *a, const bf_filter *b)
 	char		left[192],
 				right[192];
 
+	if (a->scheme != b->scheme)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot combine bloomfilters that hash their elements differently"),
+				 errdetail("The left filter hashes by hash scheme %d, the right one by hash scheme %d; filters built by releases 1.0 and 1.1 use scheme 1.",
+						   a->scheme, b->scheme),
+				 errhint("Rebuild the older filter from its elements (bloomfilter_agg), which hashes them by the current scheme.")));
 	bf_describe(a, left, sizeof(left));
 	bf_describe(b, right, sizeof(right));
 	ereport(ERROR,

@@ -12,6 +12,7 @@
 
 PG_FUNCTION_INFO_V1(bloomfilter_info);
 PG_FUNCTION_INFO_V1(bloomfilter_cardinality);
+PG_FUNCTION_INFO_V1(bloomfilter_hash_scheme);
 
 #define INFO_COLUMNS 14
 
@@ -69,4 +70,14 @@ bloomfilter_cardinality(PG_FUNCTION_ARGS)
 	filter_getarg(fcinfo, 0, &f);
 	bf_fill(&f, &fill, yield_for_interrupts, NULL);
 	PG_RETURN_FLOAT8(fill.estimated_items);
+}
+
+/* bloomfilter_hash_scheme(f): how f hashes its elements (STORAGE.md) */
+Datum
+bloomfilter_hash_scheme(PG_FUNCTION_ARGS)
+{
+	bf_filter	f;
+
+	filter_getarg(fcinfo, 0, &f);
+	PG_RETURN_INT32((int32) f.scheme);
 }

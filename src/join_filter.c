@@ -1803,7 +1803,8 @@ begin_build(CustomScanState *node, EState *estate, int eflags)
 	{
 		List	   *fdw = lfourth(private);
 
-		element_hasher_init(&bs->elem, NodeOid(linitial(fdw)),
+		/* (shippable keys have deterministic collations) */
+		element_hasher_init(&bs->elem, NodeOid(linitial(fdw)), InvalidOid,
 							estate->es_query_cxt);
 		for_each_from(lc, fdw, 1)
 			bs->fdw_params = lappend_int(bs->fdw_params, intVal(lfirst(lc)));
@@ -1811,6 +1812,13 @@ begin_build(CustomScanState *node, EState *estate, int eflags)
 						 (uint64) ceil(Max(planned, 1024.0) * filter_shapes[0].bits_per_key),
 						 filter_shapes[0].hashes, 0, &bs->value_params) != BF_OK)
 			bs->fdw_params = NIL;
+
+		/*
+		 * Hash scheme 1, which a remote server of release 1.1 reads too:
+		 * for the keys shipped (integers, strings, bytea, uuid) both
+		 * schemes give the same hashes
+		 */
+		bs->value_params.scheme = BF_HASH_XXH3_128;
 	}
 	publish_value(bs, false);
 
@@ -2013,8 +2021,8 @@ exec_build(CustomScanState *node)
 			bs->value_allocated = true;
 		}
 		filterbuf_add_new_deferred(&bs->value,
-								   element_hash_any(&bs->elem, bs->values[0],
-													bs->value.b.view.seed));
+								   element_hash(&bs->elem, bs->values[0],
+												&bs->value.b.view));
 	}
 	if (hash_keys(bs->hash, bs->nkeys, bs->values, bs->isnull, &h))
 	{

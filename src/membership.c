@@ -80,7 +80,7 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 	if (state)
 	{
 		/* PL/pgSQL's variable, ours to change (inplace.c) */
-		h = element_hash(eh, PG_GETARG_DATUM(1), state->fb.b.view.seed);
+		h = element_hash(eh, PG_GETARG_DATUM(1), &state->fb.b.view);
 		filter_check_add(&state->fb.b.view, h);
 		filterbuf_add(&state->fb, h);
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
@@ -89,7 +89,7 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 	if (VARATT_IS_EXTENDED(raw))
 		raw = detoast_attr(raw);	/* a copy of our own */
 	filter_open(raw, &view);
-	h = element_hash(eh, PG_GETARG_DATUM(1), view.seed);
+	h = element_hash(eh, PG_GETARG_DATUM(1), &view);
 	filter_check_add(&view, h);
 	inplace_count_copy();
 	if (inplace_wanted(fcinfo, cc))
@@ -110,14 +110,14 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 }
 
 /*
- * Where an array's elements are hashed: a context reset after each element
- * for the kinds whose output or send function leaves memory behind (its
- * caller deletes it), else the current one
+ * Where an array's elements are hashed into filter f: a context reset
+ * after each element for the kinds that leave memory behind (its caller
+ * deletes it), else the current one
  */
 static MemoryContext
-element_memory(const ElementHasher *eh)
+element_memory(ElementHasher *eh, const bf_filter *f)
 {
-	if (eh->kind != ELEM_TEXT_OUT && eh->kind != ELEM_SEND)
+	if (!element_allocates(element_hasher_of_scheme(eh, f->scheme)))
 		return CurrentMemoryContext;
 	return AllocSetContextCreate(CurrentMemoryContext, "bloomfilter array element",
 								 ALLOCSET_SMALL_SIZES);
@@ -143,7 +143,7 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 	if (cc->elem.type != ARR_ELEMTYPE(arr))
 		element_hasher_init_checked(fcinfo, &cc->elem, ARR_ELEMTYPE(arr), 0);
 	copy_filter(fcinfo, &fb);
-	elemcxt = element_memory(&cc->elem);
+	elemcxt = element_memory(&cc->elem, &fb.b.view);
 	it = array_create_iterator(arr, 0, NULL);
 	while (array_iterate(it, &value, &isnull))
 	{
@@ -152,7 +152,7 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 			MemoryContext old = MemoryContextSwitchTo(elemcxt);
 
 			filterbuf_add_deferred(&fb, element_hash(&cc->elem, value,
-													 fb.b.view.seed));
+													 &fb.b.view));
 			MemoryContextSwitchTo(old);
 			if (elemcxt != CurrentMemoryContext)
 				MemoryContextReset(elemcxt);
@@ -209,7 +209,7 @@ bloomfilter_remove(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1))
 	{
 		eh = element_hasher_for_arg(fcinfo, cc, 1);
-		st = bf_remove(view, element_hash(eh, PG_GETARG_DATUM(1), view->seed));
+		st = bf_remove(view, element_hash(eh, PG_GETARG_DATUM(1), view));
 		if (st != BF_OK && st != BF_E_NOT_FOUND)
 			elog(ERROR, "could not remove from bloomfilter: %s",
 				 bf_status_message(st));
@@ -228,7 +228,7 @@ contains(FunctionCallInfo fcinfo, int filter_arg, int elem_arg)
 	ElementHasher *eh = element_hasher_for_arg(fcinfo, cc, elem_arg);
 	bf_filter  *f = filter_cache_fetch(fcinfo, &cc->filter, filter_arg);
 
-	return bf_contains(f, element_hash(eh, PG_GETARG_DATUM(elem_arg), f->seed));
+	return bf_contains(f, element_hash(eh, PG_GETARG_DATUM(elem_arg), f));
 }
 
 /* bloomfilter_contains(f, elem), f @> elem */
@@ -269,7 +269,7 @@ contains_array(FunctionCallInfo fcinfo, bool all)
 
 	if (cc->elem.type != ARR_ELEMTYPE(arr))
 		element_hasher_init_checked(fcinfo, &cc->elem, ARR_ELEMTYPE(arr), 0);
-	elemcxt = element_memory(&cc->elem);
+	elemcxt = element_memory(&cc->elem, f);
 	it = array_create_iterator(arr, 0, NULL);
 	while (more && !decided)
 	{
@@ -284,7 +284,7 @@ contains_array(FunctionCallInfo fcinfo, bool all)
 			{
 				MemoryContext old = MemoryContextSwitchTo(elemcxt);
 
-				batch[nbatch] = element_hash(&cc->elem, value, f->seed);
+				batch[nbatch] = element_hash(&cc->elem, value, f);
 				MemoryContextSwitchTo(old);
 				if (elemcxt != CurrentMemoryContext)
 					MemoryContextReset(elemcxt);

@@ -604,7 +604,10 @@ begin_prefetch_scan(CustomScanState *node, EState *estate, int eflags)
 	ps->filter_expr = ExecInitExpr(linitial(cscan->custom_exprs), &node->ss.ps);
 	ps->elem_attno = elem->varattno;
 	ps->clause = lthird(cscan->custom_exprs);
-	element_hasher_init(&ps->hasher, elem->vartype, estate->es_query_cxt);
+	/* the collation @> compares under */
+	element_hasher_init(&ps->hasher, elem->vartype,
+						exprInputCollation((Node *) ps->clause),
+						estate->es_query_cxt);
 }
 
 /*
@@ -727,7 +730,7 @@ hash_row(PrefetchScanState *ps, TupleTableSlot *slot, int at)
 	if (ps->elem_null[at])
 		return;
 	old = MemoryContextSwitchTo(ps->hash_cxt);
-	h = element_hash(&ps->hasher, d, ps->filter.b.view.seed);
+	h = element_hash(&ps->hasher, d, &ps->filter.b.view);
 	MemoryContextSwitchTo(old);
 	if (!ps->hash_cxt->isReset)
 		MemoryContextReset(ps->hash_cxt);

@@ -28,8 +28,17 @@
 #define BF_HEADER_SIZE		64
 #define BF_MAGIC			"BLMF"
 
-/* Hash scheme 1: XXH3-128 of the canonical bytes, seeded with the filter seed */
+/*
+ * How a filter's elements were hashed (the header's hash_scheme): XXH3-128,
+ * seeded with the filter seed, of the element's canonical bytes, which the
+ * scheme defines (STORAGE.md section 6).  Scheme 1 (releases 1.0 and 1.1)
+ * took most built-in types' send form; scheme 2 canonical forms of the
+ * type's equality (1.0 and 1.00 alike).  New filters get the current
+ * scheme; a filter keeps its scheme for life.
+ */
 #define BF_HASH_XXH3_128	1
+#define BF_HASH_EQUALITY	2
+#define BF_HASH_SCHEME_CURRENT	BF_HASH_EQUALITY
 
 /* Most hash functions a filter may use */
 #define BF_MAX_HASHES		64
@@ -108,6 +117,8 @@ typedef struct bf_params
 	uint32_t	hashes;			/* k */
 	uint32_t	variant_word;	/* the header word at offset 12: stages of
 								 * scalable and cuckoo; 0 if unused */
+	uint8_t		scheme;			/* hash scheme: BF_HASH_SCHEME_CURRENT
+								 * unless the caller sets another */
 	uint64_t	seed;
 	uint64_t	bits;			/* m */
 	uint64_t	expected_items; /* 0 when not sized for a count */
@@ -128,6 +139,7 @@ typedef struct bf_filter
 	bf_variant	variant;
 	uint32_t	hashes;
 	uint32_t	variant_word;	/* the header word at offset 12 */
+	uint8_t		scheme;			/* how its elements are hashed */
 	uint64_t	seed;
 	uint64_t	bits;
 	uint64_t	blocks;			/* blocked: bits / 512 */

@@ -94,6 +94,7 @@ start_plan(bf_params *p, bf_variant variant, uint64_t seed, uint64_t items,
 		   double fpr)
 {
 	p->variant = variant;
+	p->scheme = BF_HASH_SCHEME_CURRENT;
 	p->seed = seed;
 	p->expected_items = items;
 	p->target_fpr = fpr;
@@ -208,7 +209,7 @@ bf_init_yield(const bf_params *params, void *buf, bf_yield_fn yield,
 	memcpy(b + BF_OFF_MAGIC, BF_MAGIC, 4);
 	b[BF_OFF_VERSION] = BF_FORMAT_VERSION;
 	b[BF_OFF_VARIANT] = (unsigned char) params->variant;
-	b[BF_OFF_SCHEME] = BF_HASH_XXH3_128;
+	b[BF_OFF_SCHEME] = params->scheme;
 	bf_put_le32(b + BF_OFF_HASHES, params->hashes);
 	bf_put_le32(b + BF_OFF_VARIANT_WORD, params->variant_word);
 	bf_put_le64(b + BF_OFF_SEED, params->seed);
@@ -239,11 +240,13 @@ read_header(const unsigned char *b, size_t len, bf_params *h)
 	ops = bf_ops((bf_variant) b[BF_OFF_VARIANT]);
 	if (ops == NULL)
 		return BF_E_VARIANT;
-	if (b[BF_OFF_SCHEME] != BF_HASH_XXH3_128)
+	if (b[BF_OFF_SCHEME] != BF_HASH_XXH3_128 &&
+		b[BF_OFF_SCHEME] != BF_HASH_EQUALITY)
 		return BF_E_HASH_SCHEME;
 	if (b[BF_OFF_FLAGS] != 0)
 		return BF_E_FLAGS;
 	h->variant = (bf_variant) b[BF_OFF_VARIANT];
+	h->scheme = b[BF_OFF_SCHEME];
 	h->hashes = bf_get_le32(b + BF_OFF_HASHES);
 	h->variant_word = bf_get_le32(b + BF_OFF_VARIANT_WORD);
 	h->seed = bf_get_le64(b + BF_OFF_SEED);
@@ -304,6 +307,7 @@ bf_open(void *buf, size_t len, bf_filter *f)
 	f->variant = h.variant;
 	f->hashes = h.hashes;
 	f->variant_word = h.variant_word;
+	f->scheme = h.scheme;
 	f->seed = h.seed;
 	f->bits = h.bits;
 	f->blocks = h.bits / BF_BLOCK_BITS;
@@ -375,7 +379,7 @@ bf_status_message(bf_status status)
 		case BF_E_TARGET:
 			return "The stored target false-positive rate is not a rate between 0 and 1, or it disagrees with the stored expected item count (both are set, or both are zero).";
 		case BF_E_INCOMPATIBLE:
-			return "The filters differ in variant, size, hash functions or seed.";
+			return "The filters differ in variant, size, hash functions, seed or hash scheme.";
 		case BF_E_LAYOUT:
 			return "The variant's own layout (stages, buckets or counters) is inconsistent.";
 		case BF_E_FULL:

@@ -15,7 +15,7 @@
 #include "bf_internal.h"
 
 /*
- * Same variant, hashes and seed, and (unless the variant says how its
+ * Same variant, hash scheme, hashes and seed, and (unless the variant says how its
  * filters combine, as growing variants do) the same size.
  */
 bool
@@ -23,7 +23,8 @@ bf_compatible(const bf_filter *a, const bf_filter *b)
 {
 	const bf_variant_ops *ops;
 
-	if (a->variant != b->variant || a->hashes != b->hashes || a->seed != b->seed)
+	if (a->variant != b->variant || a->scheme != b->scheme ||
+		a->hashes != b->hashes || a->seed != b->seed)
 		return false;
 	ops = bf_ops(a->variant);
 	return ops->compatible ? ops->compatible(a, b) : a->bits == b->bits;
