@@ -9,7 +9,8 @@
 # EXTENDED), tiny ones stored inline with a short varlena header, and a NULL; next to it a
 # table of elements of every element type (text, bytea, smallint, integer, bigint, uuid, and
 # numeric, date, jsonb, inet through the anyelement fallback) and filters built from each of
-# its columns in every variant (in a column of the type's own storage).
+# its columns in every variant (in a column of the type's own storage), of hash scheme 2 and
+# of hash scheme 1 (as releases 1.0 and 1.1 built them).
 #
 # Then elements of every other type class (STORAGE.md section 6): an enum with a non-ASCII
 # label, a domain, timestamps, arrays of each (multi-dimensional, non-default lower bounds,
@@ -160,6 +161,25 @@ SELECT c.col, v.variant,
        END
 FROM unnest('{t,b,s,i,l,u,n,d,j,a}'::text[]) AS c(col),
      unnest('{blocked,classic,counting,scalable,cuckoo}'::text[]) AS v(variant);
+-- the same of hash scheme 1, as releases 1.0 and 1.1 built them (a scheme-1 header: what
+-- sql/hash_schemes.sql checks gives their bytes)
+INSERT INTO col_filters
+SELECT c.col, v.variant || ' scheme 1',
+       CASE c.col
+       WHEN 't' THEN (SELECT bloomfilter_add_all(o.f, array_agg(t)) FROM elems)
+       WHEN 'b' THEN (SELECT bloomfilter_add_all(o.f, array_agg(b)) FROM elems)
+       WHEN 's' THEN (SELECT bloomfilter_add_all(o.f, array_agg(s)) FROM elems)
+       WHEN 'i' THEN (SELECT bloomfilter_add_all(o.f, array_agg(i)) FROM elems)
+       WHEN 'l' THEN (SELECT bloomfilter_add_all(o.f, array_agg(l)) FROM elems)
+       WHEN 'u' THEN (SELECT bloomfilter_add_all(o.f, array_agg(u)) FROM elems)
+       WHEN 'n' THEN (SELECT bloomfilter_add_all(o.f, array_agg(n)) FROM elems)
+       WHEN 'd' THEN (SELECT bloomfilter_add_all(o.f, array_agg(d)) FROM elems)
+       WHEN 'j' THEN (SELECT bloomfilter_add_all(o.f, array_agg(j)) FROM elems)
+       WHEN 'a' THEN (SELECT bloomfilter_add_all(o.f, array_agg(a)) FROM elems)
+       END
+FROM unnest('{t,b,s,i,l,u,n,d,j,a}'::text[]) AS c(col),
+     unnest('{blocked,classic,counting,scalable,cuckoo}'::text[]) AS v(variant),
+     LATERAL (SELECT set_byte(bloomfilter_create(2000, 0.01, v.variant)::bytea, 6, 1)::bloomfilter) AS o(f);
 SQL
 
 # elements of every other type class, and filters of them; only characters LATIN1 has

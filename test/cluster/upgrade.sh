@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# test/cluster/upgrade.sh - ALTER EXTENSION bloomfilter UPDATE from 1.0 gives a fresh 1.1.
+# test/cluster/upgrade.sh - ALTER EXTENSION bloomfilter UPDATE from 1.0 (through 1.1) gives a fresh 1.2.
 #
 #   1. the released install and update scripts are unchanged (scripts/check-released-scripts.sh);
 #   2. in $PGDATABASE a role that is not a superuser (the extension is trusted) installs 1.0,
-#      stores filters of every variant (inline, compressed, out of line, grown), a view and a
-#      CHECK constraint that use the extension, and a PL/pgSQL function adding in a loop;
+#      stores filters of every variant (inline, compressed, out of line, grown), filters of hash
+#      scheme 1 as releases 1.0 and 1.1 built them (numeric, interval, jsonb, float elements,
+#      whose hashing scheme 2 changed), a view and a CHECK constraint that use the extension,
+#      and a PL/pgSQL function adding in a loop;
 #   3. the same role runs ALTER EXTENSION bloomfilter UPDATE, in the session that used them;
-#   4. the catalog then equals a fresh 1.1 install with the same objects in another database:
+#   4. the catalog then equals a fresh 1.2 install with the same objects in another database:
 #      every extension member with its definition (functions with their volatility, strictness,
 #      parallel safety, cost, support function and C symbol; comments), and pg_dump
 #      --schema-only --binary-upgrade of both (object identifiers left out);
@@ -52,7 +54,7 @@ same() { # description, file, file
 bash "$BF_ROOT/scripts/check-released-scripts.sh" || fail=1
 
 latest=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$BF_ROOT/bloomfilter.control")
-check "bloomfilter.control installs 1.1 by default (found $latest)" test "$latest" = 1.1
+check "bloomfilter.control installs 1.2 by default (found $latest)" test "$latest" = 1.2
 
 # ---- 2. version 1.0 with filters, a view, a constraint and a function ------------------------
 password=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
@@ -87,6 +89,14 @@ FROM unnest(ARRAY['blocked', 'classic', 'counting', 'scalable', 'cuckoo']) AS v,
      unnest(ARRAY[10, 100000]) AS n,             -- inline and large (out of line, or compressed)
      LATERAL generate_series(1, CASE WHEN v IN ('scalable', 'cuckoo') THEN n * 3 ELSE n / 2 END) g
 GROUP BY v, n;
+-- filters of hash scheme 1, byte for byte what releases 1.0 and 1.1 built (sql/hash_schemes.sql
+-- checks that a scheme-1 header gives those bytes)
+CREATE TABLE old_filters AS
+SELECT v AS variant,
+       bloomfilter_add_all(set_byte(bloomfilter_create(2000, 0.01, v)::bytea, 6, 1)::bloomfilter,
+                           ARRAY(SELECT g / 4.0 FROM generate_series(1, 400) g))
+       || '1 day'::interval || '{"a": 1.0}'::jsonb || '-0'::float8 AS f
+FROM unnest(ARRAY['blocked', 'classic', 'counting', 'scalable', 'cuckoo']) AS v;
 SQL
 # what a session sees of the stored filters, the view and the loop
 cat >"$work/facts.sql" <<'SQL'
@@ -96,6 +106,13 @@ SELECT id, variant, octet_length(f::bytea), md5(f::bytea), md5(f::text),
        (SELECT row(i.*)::text FROM bloomfilter_info(f) i)
 FROM filters ORDER BY id;
 SELECT * FROM filter_facts ORDER BY id;
+SELECT variant, get_byte(f::bytea, 6) AS scheme, md5(f::bytea),
+       (SELECT count(*) FROM generate_series(1, 400) g WHERE f @> g / 4.0),
+       (SELECT count(*) FROM generate_series(1, 400) g WHERE f @> (g / 4.0)::numeric(10, 4)),
+       f @> '1 day'::interval, f @> '24 hours'::interval, f @> '{"a": 1.0}'::jsonb,
+       f @> '{"a": 1}'::jsonb, f @> '-0'::float8, f @> '0'::float8,
+       get_byte((f || 5.0)::bytea, 6), (f || 5.0) @> 5.0
+FROM old_filters ORDER BY variant;
 SELECT v, md5(loop_filter(v, 300)::bytea)
 FROM unnest(ARRAY['blocked', 'classic', 'counting', 'scalable', 'cuckoo']) v ORDER BY v;
 SQL
@@ -111,7 +128,7 @@ PGUSER=$owner PGPASSWORD=$password q -d "$old" -At -o "$work/before.txt" -f "$wo
 PGUSER=$owner PGPASSWORD=$password q -d "$old" -At -f "$work/facts.sql" -c "ALTER EXTENSION bloomfilter UPDATE" \
 	-f "$work/facts.sql" >"$work/same_session.txt"
 check "ALTER EXTENSION bloomfilter UPDATE by the owner: 1.0 -> $(q -d "$old" -At -c "SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter'")" \
-	test "$(q -d "$old" -At -c "SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter'")" = 1.1
+	test "$(q -d "$old" -At -c "SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter'")" = 1.2
 # one session: the same answers before and after the update
 n=$(wc -l <"$work/before.txt")
 head -n "$n" "$work/same_session.txt" >"$work/session_before.txt"
@@ -122,7 +139,7 @@ PGUSER=$owner PGPASSWORD=$password q -d "$old" -At -o "$work/after.txt" -f "$wor
 same "a new session after the update: the same bytes, text, bloomfilter_info and @> answers" \
 	"$work/before.txt" "$work/after.txt"
 
-# ---- 4. the catalog equals a fresh 1.1 ------------------------------------------------------
+# ---- 4. the catalog equals a fresh 1.2 ------------------------------------------------------
 PGUSER=$owner PGPASSWORD=$password q -d "$fresh" -c "CREATE EXTENSION bloomfilter" -f "$work/objects.sql" -f "$work/data.sql"
 cat >"$work/members.sql" <<'SQL'
 SELECT pg_describe_object(d.classid, d.objid, d.objsubid),
@@ -151,10 +168,10 @@ ORDER BY 1;
 SQL
 q -d "$old" -At -o "$work/members_updated.txt" -f "$work/members.sql"
 q -d "$fresh" -At -o "$work/members_fresh.txt" -f "$work/members.sql"
-echo "      $(wc -l <"$work/members_fresh.txt") extension members in a fresh 1.1"
-check "a fresh 1.1: bloomfilter_modify_support is the support function of 14 functions" \
+echo "      $(wc -l <"$work/members_fresh.txt") extension members in a fresh 1.2"
+check "a fresh 1.2: bloomfilter_modify_support is the support function of 14 functions" \
 	test "$(grep -c 'support bloomfilter_modify_support' "$work/members_fresh.txt")" -eq 14
-same "catalog: every member's definition and comment, 1.0 updated = fresh 1.1" \
+same "catalog: every member's definition and comment, 1.0 updated = fresh 1.2" \
 	"$work/members_updated.txt" "$work/members_fresh.txt"
 
 dump() { # database, output
@@ -164,12 +181,12 @@ dump() { # database, output
 }
 dump "$old" "$work/dump_updated.sql"
 dump "$fresh" "$work/dump_fresh.sql"
-same "pg_dump --schema-only --binary-upgrade: 1.0 updated = fresh 1.1" \
+same "pg_dump --schema-only --binary-upgrade: 1.0 updated = fresh 1.2" \
 	"$work/dump_updated.sql" "$work/dump_fresh.sql"
 
 # ---- 5. the stored filters keep working ---------------------------------------------------------
 PGUSER=$owner PGPASSWORD=$password q -d "$fresh" -At -o "$work/fresh_facts.txt" -f "$work/facts.sql"
-same "the stored filters, the view and the loop give what a fresh 1.1 gives" \
+same "the stored filters, the view and the loop give what a fresh 1.2 gives" \
 	"$work/after.txt" "$work/fresh_facts.txt"
 ops=$(PGUSER=$owner PGPASSWORD=$password q -d "$old" -At -c "
 	UPDATE filters SET f = bloomfilter_add(f, 'added'::text) || 'concatenated'::text;
@@ -179,12 +196,18 @@ ops=$(PGUSER=$owner PGPASSWORD=$password q -d "$old" -At -c "
 	       AND bool_and(bloomfilter_union(f, f) @> 'item 1'::text)
 	FROM filters")
 check "bloomfilter_add, ||, bloomfilter_remove and bloomfilter_union work on the stored filters" test "$ops" = t
+old_ops=$(PGUSER=$owner PGPASSWORD=$password q -d "$old" -At -c "
+	SELECT bool_and(bloomfilter_hash_scheme(f) = 1 AND bloomfilter_hash_scheme(f || 9.0) = 1
+	                AND (f || 9.0) @> 9.0 AND bloomfilter_union(f, f) @> 1 / 4.0
+	                AND NOT bloomfilter_is_compatible(f, bloomfilter_create(2000, 0.01, variant)))
+	FROM old_filters")
+check "scheme-1 filters after the update: bloomfilter_hash_scheme says 1, adds keep scheme 1, they unite with their own scheme only" test "$old_ops" = t
 err=$(PGUSER=$owner PGPASSWORD=$password q -d "$old" -c "ALTER EXTENSION bloomfilter UPDATE TO '1.0'" 2>&1) || true
 check "ALTER EXTENSION bloomfilter UPDATE TO '1.0' fails cleanly ($(head -n1 <<<"$err"))" \
-	grep -q 'no update path from version "1.1" to version "1.0"' <<<"$err"
+	grep -q 'no update path from version "1.2" to version "1.0"' <<<"$err"
 
 if [ "$fail" -eq 0 ]; then
-	echo "PASS: upgrade: 1.0 -> 1.1 by ALTER EXTENSION UPDATE equals a fresh 1.1 (catalog and pg_dump); $nfilters stored filters of every variant read and answer as before"
+	echo "PASS: upgrade: 1.0 -> 1.2 by ALTER EXTENSION UPDATE equals a fresh 1.2 (catalog and pg_dump); $nfilters stored filters of every variant read and answer as before"
 else
 	echo "FAIL: upgrade"
 	exit 1
