@@ -46,11 +46,15 @@ if [ "${1:-}" = all ]; then
 	core_tested=0
 	for v in $versions; do
 		# after the first version the two oracles run 400 queries each (the prefetching scan's
-		# oracle 1,200 by default), so that make test-all stays within CI's 45 minutes;
+		# oracle 1,200 by default), so that make test-all stays within CI's time;
 		# ORACLE_QUERIES set by hand applies to every version
+		# and Citus (a build of some minutes per version) runs with the first version only
 		oracle=()
 		if [ "$core_tested" = 1 ] && [ -z "${ORACLE_QUERIES:-}" ]; then
 			oracle=(ORACLE_QUERIES=400)
+		fi
+		if [ "$core_tested" = 1 ] && [ -z "${BF_CITUS:-}" ]; then
+			oracle+=(BF_CITUS=no)
 		fi
 		part "PostgreSQL $v" env BF_CORE_TESTED=$core_tested "${oracle[@]}" "$MAKE" -s test PG_MAJOR="$v"
 		core_tested=1
@@ -59,9 +63,15 @@ if [ "${1:-}" = all ]; then
 		# worker, three times the CPU of a plain run) with the first version only, so that
 		# make test-all stays within CI's time; BF_PG_SUITE_CONFIGS set by hand applies to all
 		if [ "${BF_PG_SUITE:-yes}" != no ]; then
+			# the first version runs par (always under forced parallel plans), the later ones
+			# always: each configuration of the two on some version, in CI's time
 			suite=()
-			if [ "$v" != "${versions%% *}" ] && [ -z "${BF_PG_SUITE_CONFIGS:-}" ]; then
-				suite=(BF_PG_SUITE_CONFIGS=base:on:always)
+			if [ -z "${BF_PG_SUITE_CONFIGS:-}" ]; then
+				if [ "$v" != "${versions%% *}" ]; then
+					suite=(BF_PG_SUITE_CONFIGS=base:on:always)
+				else
+					suite=(BF_PG_SUITE_CONFIGS=base:on:par)
+				fi
 			fi
 			part "PostgreSQL $v regression suite" env "${suite[@]}" "$MAKE" -s test-pg-suite PG_MAJOR="$v"
 		fi
