@@ -14,7 +14,9 @@
 #   BF_TMPDIR   a scratch directory that the server can write to as well (e.g. COPY ... TO)
 # It passes when it exits 0, is skipped (and says why) when it exits 77; it is stopped after
 # BF_SCRIPT_TIMEOUT seconds (default 300), or after the seconds a line "# bf-timeout: N" in the
-# script asks for, if more (the oracle's thousands of queries on a loaded machine).
+# script asks for, if more (the oracle's thousands of queries on a loaded machine).  Each
+# script's line says how long it took.  BF_CLUSTER_TESTS (names without .sh, separated by
+# spaces, commas or colons; "none" for none) runs only those scripts, for development.
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$BF_ROOT"
@@ -65,6 +67,15 @@ fi
 
 # 2. test/cluster/*.sh -------------------------------------------------------------------------
 scripts=(test/cluster/*.sh)
+if [ -n "${BF_CLUSTER_TESTS:-}" ]; then
+	wanted=" $(echo "$BF_CLUSTER_TESTS" | tr ",:" "  ") "
+	chosen=()
+	for script in "${scripts[@]}"; do
+		name=$(basename "${script%.sh}")
+		[[ $wanted != *" $name "* ]] || chosen+=("$script")
+	done
+	scripts=("${chosen[@]}")
+fi
 [ ${#scripts[@]} -eq 0 ] || bf_say "extra server tests: ${#scripts[@]} scripts in test/cluster/"
 for script in "${scripts[@]}"; do
 	name=$(basename "${script%.sh}")
@@ -76,23 +87,25 @@ for script in "${scripts[@]}"; do
 	own=$(sed -n 's/^# bf-timeout: *\([0-9][0-9]*\)$/\1/p' "$script" | head -1)
 	[ -z "$own" ] || [ "$own" -le "$limit" ] || limit=$own
 	rc=0
+	started=$SECONDS
 	PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -d postgres \
 		-c "DROP DATABASE IF EXISTS \"$db\"" -c "CREATE DATABASE \"$db\"" &&
 		PGDATABASE=$db BF_TMPDIR=$BF_TMPDIR timeout --kill-after=10 "$limit" \
 			bash "$script" </dev/null || rc=$?
 	rm -rf "$BF_TMPDIR"
+	took="($((SECONDS - started)) s)"
 	if [ $rc -eq 0 ]; then
-		echo "ok   $script"
+		echo "ok   $script $took"
 		tally pass 1 "server/script/$name"
 	elif [ $rc -eq 77 ]; then
-		echo "skip $script"
+		echo "skip $script $took"
 		tally skip 1 "server/script/$name"
 	elif [ $rc -eq 124 ]; then
 		echo "FAIL $script (timed out after $limit s)"
 		tally fail 1 "server/script/$name"
 		status=1
 	else
-		echo "FAIL $script (exit status $rc)"
+		echo "FAIL $script (exit status $rc) $took"
 		tally fail 1 "server/script/$name"
 		status=1
 	fi
