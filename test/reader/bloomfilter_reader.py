@@ -4,7 +4,8 @@ bloomfilter_reader.py - an independent reader of bloomfilter values.
 Written from STORAGE.md alone, as a check that the document is enough to
 read a filter without PostgreSQL: it parses and validates the 64-byte
 header, hashes canonical bytes with XXH3-128, and answers membership for the
-blocked and classic layouts.  It never writes filters.
+blocked and classic layouts, of either hash scheme (1: releases 1.0 and 1.1;
+2: release 1.2 on).  It never writes filters.
 
 Needs Python 3 and the xxhash module (Debian: python3-xxhash), which wraps
 xxHash 0.8's XXH3_128bits_withSeed.
@@ -13,17 +14,25 @@ xxHash 0.8's XXH3_128bits_withSeed.
     f = r.Filter.from_bytes(data)         # the bytes of f::bytea
     f = r.Filter.from_hex(hex_string)     # encode(f::bytea, 'hex')
     f = r.Filter.from_text(base64_text)   # f::text
+    f.hash_scheme                         # 1 or 2
     f.contains(r.canonical_int(42))
     f.contains(r.canonical_text("hello"))
     f.contains_value(42)                  # the same, from a Python value
+    f.contains_value(Decimal("2.50"))     # numeric, by the filter's scheme
+    f.contains(r.canonical_interval(1, 0, 0))   # scheme 2's '1 mon'
 
 Run as a script to print a filter's header and the positions an element
-maps to:
-    python3 bloomfilter_reader.py FILTER_HEX [text:STR | int:N | hex:HEX | uuid:U] ...
+maps to (the scheme-2 forms: num, float, float4, interval, inet, jsonb):
+    python3 bloomfilter_reader.py FILTER_HEX [text:STR | int:N | hex:HEX | uuid:U
+        | num:DECIMAL | float:X | float4:X | interval:MONTHS,DAYS,MICROSECONDS
+        | inet:ADDR[/BITS] | jsonb:JSON] ...
 """
 
 import base64
 import binascii
+import decimal
+import ipaddress
+import json
 import math
 import struct
 import sys
@@ -36,7 +45,11 @@ MASK64 = (1 << 64) - 1
 MAGIC = b"BLMF"
 HEADER_SIZE = 64
 FORMAT_VERSION = 1
-HASH_XXH3_128 = 1
+# Hash schemes (header byte 6): both hash with XXH3-128 seeded by the
+# filter's seed and differ in the canonical bytes of some types
+HASH_XXH3_128 = 1               # releases 1.0 and 1.1
+HASH_EQUALITY = 2               # release 1.2 on: by each type's equality
+HASH_SCHEMES = (HASH_XXH3_128, HASH_EQUALITY)
 VARIANT_BLOCKED = 1
 VARIANT_CLASSIC = 2
 VARIANT_NAMES = {VARIANT_BLOCKED: "blocked", VARIANT_CLASSIC: "classic"}
@@ -167,10 +180,182 @@ def canonical_multirange(ranges):
     return _u32(len(ranges)) + b"".join(canonical_part(r) for r in ranges)
 
 
-def canonical(value, encoding="utf-8"):
-    """Canonical bytes of a Python value standing for an SQL value."""
+# Hash scheme 2 (STORAGE.md section 6.3): the types whose = is not equality
+# of their scheme-1 bytes get canonical forms of their own.  Integers, text,
+# bytea, uuid and the containers above are the same under both schemes.
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+FLOAT_NAN_BITS = 0x7FF8000000000000
+USECS_PER_DAY = 86400000000
+
+
+def _decimal(value):
     if isinstance(value, bool):
-        raise TypeError("boolean is hashed by its send form; pass bytes")
+        raise TypeError("a boolean is not a numeric")
+    if isinstance(value, decimal.Decimal):
+        return value
+    if isinstance(value, int):
+        return decimal.Decimal(value)
+    if isinstance(value, str):
+        try:
+            return decimal.Decimal(value.strip())
+        except decimal.InvalidOperation:
+            raise ValueError("not a numeric: %r" % (value,))
+    raise TypeError("pass a numeric as a Decimal, an int or its decimal string, not %r"
+                    % (value,))
+
+
+def numeric_text(value):
+    """A numeric's normalised text, as PostgreSQL's numeric_normalize gives
+    it: plain decimal notation without trailing zeros after the point and
+    without the point when none remain; 'NaN', 'Infinity', '-Infinity'."""
+    d = _decimal(value)
+    if d.is_snan():
+        raise ValueError("a signalling NaN is no numeric")
+    if d.is_nan():
+        return "NaN"
+    if d.is_infinite():
+        return "-Infinity" if d < 0 else "Infinity"
+    if d.is_zero():
+        return "0"                  # numeric has no -0
+    s = format(d, "f")
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return s
+
+
+def canonical_numeric(value):
+    """numeric (scheme 2): an integer that int64 holds as the integers'
+    8 bytes (so 1.0::numeric is 1::int), else the ASCII of numeric_text."""
+    s = numeric_text(value)
+    if s.lstrip("-").isdigit():
+        n = int(s)
+        if INT64_MIN <= n <= INT64_MAX:
+            return canonical_int(n)
+    return s.encode("ascii")
+
+
+def canonical_float(value, single=False):
+    """float8, and float4 with single=True (scheme 2): the IEEE double
+    (float4 widened exactly), -0 as +0, every NaN as 0x7ff8000000000000;
+    8 bytes little-endian."""
+    x = float(value)
+    if single:
+        # the float4 nearest the value, as float4 input rounds
+        x = struct.unpack("<f", struct.pack("<f", x))[0]
+    if math.isnan(x):
+        return struct.pack("<Q", FLOAT_NAN_BITS)
+    if x == 0.0:
+        x = 0.0
+    return struct.pack("<d", x)
+
+
+def canonical_interval(months, days, microseconds):
+    """interval (scheme 2), given its three fields: the span interval's =
+    compares, time + (month * 30 + day) * 86 400 000 000 microseconds, as a
+    128-bit two's complement integer, 16 bytes little-endian."""
+    if not (-(1 << 31) <= months < (1 << 31) and -(1 << 31) <= days < (1 << 31)
+            and INT64_MIN <= microseconds <= INT64_MAX):
+        raise ValueError("interval fields out of range")
+    span = microseconds + (months * 30 + days) * USECS_PER_DAY
+    return (span & ((1 << 128) - 1)).to_bytes(16, "little")
+
+
+def canonical_inet(value):
+    """inet and cidr alike (scheme 2): family (2 IPv4, 3 IPv6), prefix bits,
+    then the 4 or 16 address bytes.  value: the text form ('10.1.2.3/8',
+    '::1'), or an ipaddress address, interface or network."""
+    if isinstance(value, (ipaddress.IPv4Network, ipaddress.IPv6Network)):
+        addr, bits = value.network_address, value.prefixlen
+    elif isinstance(value, (ipaddress.IPv4Interface, ipaddress.IPv6Interface)):
+        addr, bits = value.ip, value.network.prefixlen
+    elif isinstance(value, (ipaddress.IPv4Address, ipaddress.IPv6Address)):
+        addr, bits = value, value.max_prefixlen
+    else:
+        iface = ipaddress.ip_interface(str(value).strip())
+        addr, bits = iface.ip, iface.network.prefixlen
+    return bytes([2 if addr.version == 4 else 3, bits]) + addr.packed
+
+
+def _jsonb_key(key):
+    if not isinstance(key, str):
+        raise TypeError("a jsonb object key is a string, not %r" % (key,))
+    return key.encode("utf-8")
+
+
+def _jsonb_value(v, out):
+    if isinstance(v, dict):
+        # jsonb stores keys unique, sorted by length, then by their bytes
+        pairs = sorted(((_jsonb_key(k), e) for k, e in v.items()),
+                       key=lambda p: (len(p[0]), p[0]))
+        out += b"{" + _u32(len(pairs))
+        for k, e in pairs:
+            out += b"k" + _u32(len(k)) + k
+            _jsonb_value(e, out)
+        out += b"}"
+    elif isinstance(v, (list, tuple)):
+        out += b"[" + _u32(len(v))
+        for e in v:
+            _jsonb_value(e, out)
+        out += b"]"
+    elif v is None:
+        out += b"z"
+    elif v is True:
+        out += b"t"
+    elif v is False:
+        out += b"f"
+    elif isinstance(v, str):
+        b = v.encode("utf-8")
+        out += b'"' + _u32(len(b)) + b
+    elif isinstance(v, (int, float, decimal.Decimal)):
+        d = decimal.Decimal(repr(v)) if isinstance(v, float) else _decimal(v)
+        if not d.is_finite():
+            raise ValueError("JSON has no %s" % (v,))
+        n = canonical_numeric(d)
+        out += b"#" + _u32(len(n)) + n
+    else:
+        raise TypeError("no jsonb value for %r" % (v,))
+
+
+def canonical_jsonb(value):
+    """jsonb (scheme 2) from a Python value (dict, list, str, int, Decimal,
+    float by its repr, True, False, None): its tokens in jsonb's storage
+    order; a scalar at the top is jsonb's one-element raw-scalar array."""
+    out = bytearray()
+    if isinstance(value, (dict, list, tuple)):
+        _jsonb_value(value, out)
+    else:
+        out += b"s" + _u32(1)
+        _jsonb_value(value, out)
+        out += b"]"
+    return bytes(out)
+
+
+def _no_constant(name):
+    raise ValueError("JSON has no %s" % name)
+
+
+def parse_json(text):
+    """A JSON text as canonical_jsonb takes it: numbers as Decimal (jsonb
+    keeps them as numeric), the last of duplicate keys (jsonb keeps it)."""
+    return json.loads(text, parse_float=decimal.Decimal, parse_int=decimal.Decimal,
+                      parse_constant=_no_constant, object_pairs_hook=dict)
+
+
+def canonical_jsonb_text(text):
+    """jsonb (scheme 2) from its text, e.g. '{"a": 1.50}'."""
+    return canonical_jsonb(parse_json(text))
+
+
+def canonical(value, encoding="utf-8", scheme=HASH_EQUALITY):
+    """Canonical bytes, by hash scheme 'scheme', of a Python value standing
+    for an SQL value: int (smallint, integer, bigint), str (text), bytes
+    (bytea), uuid.UUID, bool (boolean's send form, both schemes); scheme 2
+    also Decimal (numeric), float (float8) and ipaddress objects (inet)."""
+    if scheme not in HASH_SCHEMES:
+        raise ValueError("unknown hash scheme %r" % (scheme,))
+    if isinstance(value, bool):
+        return b"\x01" if value else b"\x00"
     if isinstance(value, int):
         return canonical_int(value)
     if isinstance(value, str):
@@ -179,13 +364,26 @@ def canonical(value, encoding="utf-8"):
         return canonical_bytea(value)
     if isinstance(value, uuid_module.UUID):
         return canonical_uuid(value)
-    raise TypeError("no canonical encoding for %r; pass its bytes" % (value,))
+    if isinstance(value, float) and scheme == HASH_XXH3_128:
+        return struct.pack(">d", value)     # scheme 1: float8's send form
+    if scheme == HASH_EQUALITY:
+        if isinstance(value, decimal.Decimal):
+            return canonical_numeric(value)
+        if isinstance(value, float):
+            return canonical_float(value)
+        if isinstance(value, (ipaddress.IPv4Address, ipaddress.IPv6Address,
+                              ipaddress.IPv4Interface, ipaddress.IPv6Interface,
+                              ipaddress.IPv4Network, ipaddress.IPv6Network)):
+            return canonical_inet(value)
+    raise TypeError("no canonical encoding for %r under hash scheme %d; pass its bytes"
+                    % (value, scheme))
 
 
 # ---- hashing (STORAGE.md, "Hashing") --------------------------------------
 
 def element_hash(data, seed):
-    """Hash scheme 1: XXH3-128 of the canonical bytes; returns (lo, hi)."""
+    """Both hash schemes: XXH3-128 of the canonical bytes seeded by the
+    filter's seed; returns (lo, hi)."""
     h = xxhash.xxh3_128_intdigest(bytes(data), seed=seed & MASK64)
     return h & MASK64, h >> 64
 
@@ -272,15 +470,16 @@ class Filter:
         return self.contains_hash(*element_hash(canonical_bytes, self.seed))
 
     def contains_value(self, value, encoding="utf-8"):
-        return self.contains(canonical(value, encoding))
+        """Membership of a Python value, by the filter's hash scheme."""
+        return self.contains(canonical(value, encoding, self.hash_scheme))
 
     def bits_set(self):
         return sum(bin(b).count("1") for b in self.payload)
 
     def describe(self):
-        return ("%s filter: %d bits, %d hashes, seed %d (0x%016x), %d items "
-                "added, expected_items %d, target_fpr %r, %d payload bytes"
-                % (self.variant_name, self.bits, self.hashes, self.seed,
+        return ("%s filter, hash scheme %d: %d bits, %d hashes, seed %d (0x%016x), "
+                "%d items added, expected_items %d, target_fpr %r, %d payload bytes"
+                % (self.variant_name, self.hash_scheme, self.bits, self.hashes, self.seed,
                    self.seed, self.items, self.expected_items,
                    self.target_fpr, self.payload_bytes))
 
@@ -309,7 +508,7 @@ def parse_header(data):
         raise FormatError(3, "unknown format version %d" % version)
     if variant not in VARIANT_NAMES:
         raise FormatError(4, "unknown variant %d" % variant)
-    if scheme != HASH_XXH3_128:
+    if scheme not in HASH_SCHEMES:
         raise FormatError(5, "unknown hash scheme %d" % scheme)
     if flags != 0 or reserved != 0:
         raise FormatError(6, "reserved fields not zero")
@@ -383,7 +582,21 @@ def _parse_element(arg):
         return bytes.fromhex(rest)
     if kind == "uuid":
         return canonical_uuid(rest)
-    raise SystemExit("element must be text:STR, int:N, hex:HEX or uuid:U")
+    # the scheme-2 forms
+    if kind == "num":
+        return canonical_numeric(rest)
+    if kind in ("float", "float4"):
+        return canonical_float(rest, single=kind == "float4")
+    if kind == "interval":
+        months, days, usecs = (int(x) for x in rest.split(","))
+        return canonical_interval(months, days, usecs)
+    if kind == "inet":
+        return canonical_inet(rest)
+    if kind == "jsonb":
+        return canonical_jsonb_text(rest)
+    raise SystemExit("element must be text:STR, int:N, hex:HEX, uuid:U, num:DECIMAL, "
+                     "float:X, float4:X, interval:MONTHS,DAYS,MICROSECONDS, inet:ADDR "
+                     "or jsonb:JSON")
 
 
 def main(argv):
