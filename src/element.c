@@ -37,6 +37,7 @@
 #include <sys/socket.h>			/* AF_INET, for utils/inet.h */
 
 #include "access/htup_details.h"
+#include "common/int.h"
 #include "common/int128.h"
 #include "access/transam.h"
 #include "access/tupdesc.h"
