@@ -277,6 +277,18 @@ def canonical_inet(value):
     return bytes([2 if addr.version == 4 else 3, bits]) + addr.packed
 
 
+def canonical_type_hash(value, bits=64):
+    """A user-defined base type with a default hash operator class (scheme
+    2): the value of its extended hash function (support 2) with seed 0, 8
+    bytes little-endian; bits=32 for a type with only a 32-bit hash (support
+    1), 4 bytes.  value: the hash as SQL returns it (signed or not)."""
+    if bits == 64:
+        return struct.pack("<Q", value & MASK64)
+    if bits == 32:
+        return struct.pack("<I", value & 0xFFFFFFFF)
+    raise ValueError("a type's hash has 64 or 32 bits, not %r" % (bits,))
+
+
 def _jsonb_key(key):
     if not isinstance(key, str):
         raise TypeError("a jsonb object key is a string, not %r" % (key,))
