@@ -2,18 +2,25 @@
 # test/cluster/storage_reader.sh - STORAGE.md is enough to read a filter.
 #
 # test/reader/bloomfilter_reader.py was written from STORAGE.md alone.  This test builds
-# filters of both variants in SQL over a few thousand text, integer (int2, int4, int8), bytea
-# and uuid items, exports f::bytea, f::text and the extension's own @> answers, and checks
-# with the reader that:
-#   - the header fields it parses agree with what SQL built (variant, bits, hashes, seed,
-#     items, expected_items, target_fpr, length; text form = base64 of the same bytes);
-#   - every member is found, and for every other probe the reader's answer equals SQL's @>
-#     exactly (so the reader reproduces the extension bit for bit, false positives included);
-#   - the canonical-bytes table of STORAGE.md (section 10.6) is what the extension hashes (every
-#     type class of section 6: scalars, text-form types, send forms, and arrays, records,
-#     ranges and multiranges, whose bytes the reader also composes from their parts by the
-#     rules of section 6.2), and the hex dumps of its worked examples are what the extension
-#     writes;
+# filters of the blocked and classic variants in SQL over a few thousand text, integer (int2,
+# int4, int8), bytea and uuid items (hashed alike by both hash schemes; a few filters are of
+# scheme 1, as releases 1.0 and 1.1 built them), and over numeric, float8, float4, interval,
+# inet, cidr, jsonb and hstore items (scheme 2's own forms, STORAGE.md section 6.3), exports
+# f::bytea, f::text and the extension's own @> answers, and checks with the reader that:
+#   - the header fields it parses agree with what SQL built (variant, hash scheme, bits,
+#     hashes, seed, items, expected_items, target_fpr, length; text form = base64 of the same
+#     bytes);
+#   - every member is found, and every value that = calls equal to a member though written
+#     otherwise (1.000 for 1, an int8 for an integral numeric, -0 for 0, a float4 for a float8,
+#     '30 days' for '1 mon', an inet for a cidr, jsonb with other numbers' scales); for every
+#     other probe the reader's answer equals SQL's @> exactly (so the reader reproduces the
+#     extension bit for bit, false positives included);
+#   - the canonical-bytes tables of STORAGE.md (sections 10.6 to 10.8) are what the extension
+#     hashes under the schemes each is for (every type class of section 6: scalars, text-form
+#     types, send forms, and arrays, records, ranges and multiranges, whose bytes the reader
+#     also composes from their parts by the rules of section 6.2, and scheme 2's forms, which
+#     it composes by section 6.3), and the hex dumps of its worked examples are what the
+#     extension writes;
 #   - the reader and the extension accept and reject the same crafted headers, for the same
 #     reason (STORAGE.md section 3).
 #
@@ -93,8 +100,92 @@ CREATE TABLE cases (
 	hashes_req integer,
 	seed bigint,
 	n_added bigint,
-	f bloomfilter
+	f bloomfilter,
+	scheme integer DEFAULT 2	-- the hash scheme it was built with
 );
+
+-- Hash scheme 2's own forms (STORAGE.md section 6.3).  A member is value_of(i) for i in 1 to
+-- 3000, a stranger value_of(i + 3000) (some made equal to a member are left out below).
+CREATE FUNCTION num_of(i integer) RETURNS numeric LANGUAGE sql IMMUTABLE AS $$
+SELECT CASE WHEN i <= 8 THEN
+		(ARRAY['NaN', 'Infinity', '-Infinity', '9223372036854775807', '-9223372036854775808',
+			'9223372036854775808', '0.000', '-9223372036854775809.00'])[i]::numeric
+	ELSE CASE i % 6
+		WHEN 0 THEN round(i::numeric * 1000003 - 1500000000, 3)	-- integers written 1.000
+		WHEN 1 THEN i::numeric / 8
+		WHEN 2 THEN i::numeric * 1000000000000000000000 + 0.50	-- past int64
+		WHEN 3 THEN i::numeric * 10000000000000000000		-- integers past int64
+		WHEN 4 THEN -(i::numeric / 1000)
+		ELSE 9223372036854775807 - i::numeric * 1000000007
+	END END
+$$;
+CREATE FUNCTION f8_of(i integer) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
+SELECT CASE WHEN i <= 8 THEN
+		(ARRAY['NaN', 'Infinity', '-Infinity', '0', '1.5', '1e308', '5e-324', '-1e-310'])[i]::float8
+	ELSE CASE i % 4
+		WHEN 0 THEN i * 1.1::float8
+		WHEN 1 THEN i::float8 / 1024
+		WHEN 2 THEN -(i * 3.7e10::float8)
+		ELSE 1 / i::float8
+	END END
+$$;
+CREATE FUNCTION f4_of(i integer) RETURNS float4 LANGUAGE sql IMMUTABLE AS $$
+SELECT CASE WHEN i <= 8 THEN
+		(ARRAY['NaN', 'Infinity', '-Infinity', '0', '1.5', '3.4e38', '1e-45', '-1e-40'])[i]::float4
+	ELSE f8_of(i)::float4 END
+$$;
+CREATE FUNCTION iv_of(i integer) RETURNS interval LANGUAGE sql IMMUTABLE AS $$
+SELECT CASE WHEN i <= 3 THEN (ARRAY['1 mon', '-1 microsecond', '1 day 00:00:00.000001'])[i]::interval
+	ELSE make_interval(months => i % 25 - 12, days => i * 7 % 61 - 30)
+		+ (i::bigint * 123456789011 % 172800000000 - 86400000000) * interval '1 microsecond' END
+$$;
+CREATE FUNCTION inet_of(i integer) RETURNS inet LANGUAGE sql IMMUTABLE AS $$
+SELECT CASE i % 3
+	WHEN 0 THEN ('10.' || i / 256 % 256 || '.' || i % 256 || '.' || i * 7 % 256 || '/' || 8 + i % 25)::inet
+	WHEN 1 THEN ('2001:db8::' || to_hex(i) || ':' || to_hex(i * 13 % 65536) || '/' || 32 + i % 97)::inet
+	ELSE ('192.168.' || i % 256 || '.' || i / 256 % 256)::inet
+END
+$$;
+-- scale 1 for members and strangers, 1.000 for the same values written otherwise
+CREATE FUNCTION js_of(i integer, scale numeric) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+SELECT CASE i % 5
+	WHEN 0 THEN jsonb_build_object('id', i * scale, 'price', i * scale / 4,
+		'tags', jsonb_build_array('t' || i % 7, i % 3 = 0, NULL),
+		'nested', jsonb_build_object('k' || i % 5, i * 1.5 * scale, 'ü', 'ß' || i))
+	WHEN 1 THEN jsonb_build_array(i * scale, 'x' || i, jsonb_build_object('a', i * scale / 8))
+	WHEN 2 THEN to_jsonb(i * 1.10 * scale)
+	WHEN 3 THEN to_jsonb('s' || i || 'é')
+	ELSE jsonb_build_object('a', i, 'bb', NULL, 'ccc', true, 'dd', false, 'e', '[]'::jsonb,
+		'ff', '{}'::jsonb, 'big', 99999999999999999999 * i * scale, 'neg', -i * scale)
+END
+$$;
+CREATE TABLE vals2 AS
+SELECT r.role, i, num_of(j) AS n, f8_of(j) AS f8, f4_of(j) AS f4, iv_of(j) AS iv,
+	CASE WHEN r.role = 'stranger' AND i % 2 = 0	-- a member's address with other bits
+		THEN set_masklen(inet_of(i), (masklen(inet_of(i)) + 1) % (CASE family(inet_of(i)) WHEN 4 THEN 33 ELSE 129 END))
+		ELSE inet_of(j) END AS ip,
+	network(inet_of(j)) AS c, js_of(j, 1) AS j
+FROM generate_series(1, 3000) i, (VALUES ('member'), ('stranger')) r(role),
+	LATERAL (SELECT CASE r.role WHEN 'member' THEN i ELSE i + 3000 END) s(j);
+-- strangers never equal members of their own column
+UPDATE vals2 s SET n = NULL WHERE role = 'stranger' AND n IN (SELECT n FROM vals2 WHERE role = 'member');
+UPDATE vals2 s SET f8 = NULL WHERE role = 'stranger' AND f8 IN (SELECT f8 FROM vals2 WHERE role = 'member');
+UPDATE vals2 s SET f4 = NULL WHERE role = 'stranger' AND f4 IN (SELECT f4 FROM vals2 WHERE role = 'member');
+UPDATE vals2 s SET iv = NULL WHERE role = 'stranger' AND iv IN (SELECT iv FROM vals2 WHERE role = 'member');
+UPDATE vals2 s SET ip = NULL WHERE role = 'stranger' AND ip IN (SELECT ip FROM vals2 WHERE role = 'member');
+UPDATE vals2 s SET c = NULL WHERE role = 'stranger' AND c IN (SELECT c FROM vals2 WHERE role = 'member');
+UPDATE vals2 s SET j = NULL WHERE role = 'stranger' AND j IN (SELECT j FROM vals2 WHERE role = 'member');
+
+-- a type of another extension, by its own hash (when hstore is there to be had)
+SELECT count(*) > 0 AS have_hstore FROM pg_available_extensions WHERE name = 'hstore' \gset
+\if :have_hstore
+CREATE EXTENSION hstore;
+CREATE TABLE vals_h AS
+SELECT r.role, i, hstore(ARRAY['k' || j, 'v' || j % 7, 'n', j::text]) AS h,
+	hstore(ARRAY['n', j::text, 'k' || j, 'v' || j % 7]) AS h_again	-- the same, written otherwise
+FROM generate_series(1, 3000) i, (VALUES ('member'), ('stranger')) r(role),
+	LATERAL (SELECT CASE r.role WHEN 'member' THEN i ELSE i + 3000 END) s(j);
+\endif
 
 -- bloomfilter_add through a plain aggregate over the || function (one copy per row)
 SELECT bloomfilter_create_bits(10000, 3, 'classic')::text AS empty_text_form \gset
@@ -125,6 +216,27 @@ SQL
 		done
 	done
 
+	# scheme 2's own forms: table:column:type
+	types2="vals2:n:numeric vals2:f8:float8 vals2:f4:float4 vals2:iv:interval vals2:ip:inet vals2:c:cidr vals2:j:jsonb vals_h:h:hstore"
+	for spec in $types2; do
+		IFS=: read -r tab col ty <<<"$spec"
+		if [ "$ty" = hstore ]; then echo '\if :have_hstore'; fi
+		for variant in blocked classic; do
+			members="(SELECT array_agg($col ORDER BY i) FROM $tab WHERE role = 'member')"
+			seed=${seeds[s % ${#seeds[@]}]}
+			s=$((s + 1))
+			echo "INSERT INTO cases SELECT '$ty/$variant/create', '$ty', '$variant', 'create', 3000, 0.02, NULL, NULL, $seed, 3000,
+	bloomfilter_add_all(bloomfilter_create(3000, 0.02, '$variant', $seed), $members);"
+			seed=${seeds[s % ${#seeds[@]}]}
+			s=$((s + 1))
+			k=3
+			if [ "$variant" = blocked ]; then k=5; fi
+			echo "INSERT INTO cases SELECT '$ty/$variant/bits', '$ty', '$variant', 'bits', NULL, NULL, 12000, $k, $seed, 3000,
+	bloomfilter_add_all(bloomfilter_create_bits(12000, $k, '$variant', $seed), $members);"
+		done
+		if [ "$ty" = hstore ]; then echo '\endif'; fi
+	done
+
 	cat <<'SQL'
 -- built one element at a time through bloomfilter_add (||), from a text-form initial state
 INSERT INTO cases SELECT 'text/classic/add', 'text', 'classic', 'bits', NULL, NULL, 10000, 3, 0, 3000,
@@ -133,6 +245,13 @@ INSERT INTO cases SELECT 'text/classic/add', 'text', 'classic', 'bits', NULL, NU
 INSERT INTO cases SELECT 'int8/classic/1bit', 'int8', 'classic', 'bits', NULL, NULL, 1, 1, 5, 3000,
 	bloomfilter_add_all(bloomfilter_create_bits(1, 1, 'classic', 5),
 		(SELECT array_agg(i8 ORDER BY i) FROM vals WHERE role = 'member'));
+-- hash scheme 1, as releases 1.0 and 1.1 built filters: the same bits for these types
+INSERT INTO cases SELECT 'text/classic/scheme1', 'text', 'classic', 'bits', NULL, NULL, 12000, 3, 11, 3000,
+	bloomfilter_add_all(set_byte(bloomfilter_create_bits(12000, 3, 'classic', 11)::bytea, 6, 1)::bloomfilter,
+		(SELECT array_agg(t ORDER BY i) FROM vals WHERE role = 'member')), 1;
+INSERT INTO cases SELECT 'int4/blocked/scheme1', 'int4', 'blocked', 'bits', NULL, NULL, 12000, 5, -11, 3000,
+	bloomfilter_add_all(set_byte(bloomfilter_create_bits(12000, 5, 'blocked', -11)::bytea, 6, 1)::bloomfilter,
+		(SELECT array_agg(i4 ORDER BY i) FROM vals WHERE role = 'member')), 1;
 
 -- the aggregates and the union, where this version has them (in parallel when the planner
 -- agrees: the combine function must give the same bytes)
@@ -174,7 +293,7 @@ FROM (VALUES ('blocked'), ('classic')) v(variant);
 \endif
 
 -- what SQL says about the sizes (bloomfilter_info is used when this version has it)
-\copy (SELECT name, elem_type, variant, how, n, p, bits_req, hashes_req, seed, n_added, encode(f::bytea, 'hex'), f::text, octet_length(f::bytea), CASE how WHEN 'create' THEN bloomfilter_optimal_bits(n, p, variant) END, CASE WHEN how = 'create' AND variant = 'classic' THEN bloomfilter_optimal_hashes(bloomfilter_optimal_bits(n, p, variant), n) END, NULL FROM cases ORDER BY name) TO 'WORK/filters.csv' WITH (FORMAT csv)
+\copy (SELECT name, elem_type, variant, how, n, p, bits_req, hashes_req, seed, n_added, encode(f::bytea, 'hex'), f::text, octet_length(f::bytea), CASE how WHEN 'create' THEN bloomfilter_optimal_bits(n, p, variant) END, CASE WHEN how = 'create' AND variant = 'classic' THEN bloomfilter_optimal_hashes(bloomfilter_optimal_bits(n, p, variant), n) END, scheme, bloomfilter_hash_scheme(f), NULL FROM cases ORDER BY name) TO 'WORK/filters.csv' WITH (FORMAT csv)
 SQL
 
 	# probes: each case against the values of its own column; integer cases also against
@@ -201,9 +320,50 @@ SQL
 		done
 	done
 
+	# scheme 2's forms: members and strangers (float4, float8 and interval as the hex of their
+	# send form: their exact fields)
+	probe2() { # table column type probe-type repr
+		echo "\\copy (SELECT c.name, v.role, '$4', $5, c.f @> v.$2 FROM cases c, $1 v WHERE c.elem_type = '$3' AND v.$2 IS NOT NULL ORDER BY c.name, v.role, v.i) TO 'WORK/probes-$3.csv' WITH (FORMAT csv)"
+	}
+	# values that = calls equal to a member (COND says so in SQL), written otherwise: found
+	equal() { # table type tag probe-type value repr cond
+		echo "\\copy (SELECT c.name, 'equal', '$4', $6, c.f @> $5 FROM cases c, $1 v WHERE c.elem_type = '$2' AND v.role = 'member' AND ($7) ORDER BY c.name, v.i) TO 'WORK/probes-$2-equal-$3.csv' WITH (FORMAT csv)"
+	}
+	probe2 vals2 n numeric numeric "v.n::text"
+	equal vals2 numeric scale numeric "v.n * 1.000" "(v.n * 1.000)::text" "v.n * 1.000 = v.n"
+	equal vals2 numeric int8 int8 "v.n::bigint" "v.n::bigint::text" \
+		"v.n = trunc(v.n) AND v.n BETWEEN -9223372036854775808 AND 9223372036854775807"
+	equal vals2 numeric int4 int4 "v.n::integer" "v.n::integer::text" \
+		"v.n = trunc(v.n) AND v.n BETWEEN -2147483648 AND 2147483647"
+	probe2 vals2 f8 float8 float8 "encode(float8send(v.f8), 'hex')"
+	z8="(CASE WHEN v.f8 = 0 THEN '-0'::float8 ELSE 'Infinity'::float8 - 'Infinity'::float8 END)"
+	equal vals2 float8 zero-nan float8 "$z8" "encode(float8send($z8), 'hex')" "v.f8 = 0 OR v.f8 = 'NaN'"
+	equal vals2 float8 float4 float4 "v.f8::float4" "encode(float4send(v.f8::float4), 'hex')" \
+		"CASE WHEN v.f8 = 'NaN' OR v.f8 = 0 OR abs(v.f8) = 'Infinity' OR abs(v.f8) BETWEEN 1.2e-38 AND 3.4e38 THEN v.f8::float4 = v.f8 ELSE false END"
+	probe2 vals2 f4 float4 float4 "encode(float4send(v.f4), 'hex')"
+	z4="(CASE WHEN v.f4 = 0 THEN '-0'::float4 ELSE 'Infinity'::float4 - 'Infinity'::float4 END)"
+	equal vals2 float4 zero-nan float4 "$z4" "encode(float4send($z4), 'hex')" "v.f4 = 0 OR v.f4 = 'NaN'"
+	equal vals2 float4 float8 float8 "v.f4::float8" "encode(float8send(v.f4::float8), 'hex')" "v.f4::float8 = v.f4"
+	probe2 vals2 iv interval interval "encode(interval_send(v.iv), 'hex')"
+	for e in "justify justify_interval(v.iv)" "hours justify_hours(v.iv)" \
+		"days (v.iv + interval '1 mon' - interval '30 days')"; do
+		read -r tag value <<<"$e"
+		equal vals2 interval "$tag" interval "$value" "encode(interval_send($value), 'hex')" "$value = v.iv"
+	done
+	probe2 vals2 ip inet inet "v.ip::text"
+	equal vals2 inet cidr cidr "network(v.ip)" "network(v.ip)::text" "network(v.ip) = v.ip"
+	probe2 vals2 c cidr cidr "v.c::text"
+	equal vals2 cidr inet inet "v.c::inet" "v.c::inet::text" "v.c::inet = v.c"
+	probe2 vals2 j jsonb jsonb "v.j::text"
+	equal vals2 jsonb scale jsonb "js_of(v.i, 1.000)" "js_of(v.i, 1.000)::text" "js_of(v.i, 1.000) = v.j"
+	echo '\if :have_hstore'
+	probe2 vals_h h hstore typehash "hstore_hash_extended(v.h, 0)::text"
+	equal vals_h hstore order typehash "v.h_again" "hstore_hash_extended(v.h_again, 0)::text" "v.h_again = v.h"
+	echo '\endif'
+
 	# valid bases for the crafted-header checks
 	cat <<'SQL'
-\copy (SELECT 'classic 200', encode(bloomfilter_add_all(bloomfilter_create_bits(200, 3, 'classic', 7), ARRAY[1, 2, 3, 4, 5])::bytea, 'hex') UNION ALL SELECT 'blocked 1024', encode(bloomfilter_add_all(bloomfilter_create_bits(1024, 4, 'blocked', -7), ARRAY['a', 'b', 'c'])::bytea, 'hex')) TO 'WORK/bases.csv' WITH (FORMAT csv)
+\copy (SELECT 'classic 200', encode(bloomfilter_add_all(bloomfilter_create_bits(200, 3, 'classic', 7), ARRAY[1, 2, 3, 4, 5])::bytea, 'hex') UNION ALL SELECT 'blocked 1024', encode(bloomfilter_add_all(bloomfilter_create_bits(1024, 4, 'blocked', -7), ARRAY['a', 'b', 'c'])::bytea, 'hex') UNION ALL SELECT 'classic 200 scheme 1', encode(bloomfilter_add_all(set_byte(bloomfilter_create_bits(200, 3, 'classic', 7)::bytea, 6, 1)::bloomfilter, ARRAY[1, 2, 3, 4, 5])::bytea, 'hex')) TO 'WORK/bases.csv' WITH (FORMAT csv)
 SQL
 } | sed "s|WORK/|$WORK/|g" >"$WORK/build.sql"
 

@@ -6,16 +6,18 @@ with what bloomfilter_reader.py, written from STORAGE.md alone, reads and
 answers.  Subcommands (all files in WORKDIR):
 
   vectors-sql STORAGE.md WORKDIR   write vectors.sql: the SQL elements of
-                                   STORAGE.md's canonical-vectors table,
-                                   each added to an empty filter
+                                   STORAGE.md's canonical-vectors tables,
+                                   each added to an empty filter of each
+                                   hash scheme its table is for
   examples-sql STORAGE.md WORKDIR  write examples.sql: the queries of the
                                    worked examples (section 10)
   mutations WORKDIR                read bases.csv, write mutations.csv:
                                    hostile variants of valid filters
   check STORAGE.md WORKDIR         read every export, check, print a report;
                                    exit status 1 on any mismatch
-  container-rows                   print the container rows of the table,
-                                   composed by the reader (markdown)
+  composed-rows SCHEME             print the rows of the tables that the
+                                   reader composes, by hash scheme SCHEME
+                                   (markdown)
 """
 
 import csv
@@ -52,6 +54,11 @@ RULE_MESSAGES = {
 # Filters the vectors are added to: big enough that a wrong byte string
 # cannot set the same bits by chance
 VECTOR_FILTERS = [("classic", 65536, 24), ("blocked", 65536, 24)]
+SCHEMES = (reader.HASH_XXH3_128, reader.HASH_EQUALITY)
+
+# Element types of storage_reader.sh's cases that scheme 2 hashes its own
+# way: each case of them must be probed with values equal to members
+SCHEME2_TYPES = ("numeric", "float8", "float4", "interval", "inet", "cidr", "jsonb", "hstore")
 
 # Types the canonical-vectors table uses, created before its elements are added
 VECTOR_TYPES = """CREATE TYPE storage_mood AS ENUM ('sad', 'happy');
@@ -62,33 +69,77 @@ _i = reader.canonical_int
 _t = reader.canonical_text
 _x = bytes.fromhex
 
-# The container rows of the canonical-vectors table, composed here from their
-# parts by the reader's rules (STORAGE.md section 6.2): the table's bytes must
-# be exactly these, and the extension must set exactly the bits they give.
-CONTAINER_VECTORS = {
-    "ARRAY[1, NULL, 3]": lambda: reader.canonical_array([_i(1), None, _i(3)]),
-    "ARRAY[1, 2]::bigint[]": lambda: reader.canonical_array([_i(1), _i(2)]),
-    "ARRAY[7]::storage_posint[]": lambda: reader.canonical_array([_i(7)]),
-    "'{}'::integer[]": lambda: reader.canonical_array([]),
-    "'[0:1][2:3]={{a,b},{c,d}}'::text[]": lambda: reader.canonical_array(
+# Rows of the canonical-vectors tables composed here by the reader's rules:
+# the containers from their parts (STORAGE.md section 6.2), and scheme 2's
+# own forms (section 6.3).  Each gives the bytes for a hash scheme, or None
+# where the reader has no rule (scheme 1's send forms of numeric are taken
+# as the table gives them).  The tables' bytes must be exactly these, and
+# the extension must set exactly the bits they give.
+_N15 = {1: _x("000200000000000100011388"), 2: reader.canonical_numeric("1.5")}
+_num = reader.canonical_numeric
+
+COMPOSED_VECTORS = {
+    "ARRAY[1, NULL, 3]": lambda s: reader.canonical_array([_i(1), None, _i(3)]),
+    "ARRAY[1, 2]::bigint[]": lambda s: reader.canonical_array([_i(1), _i(2)]),
+    "ARRAY[7]::storage_posint[]": lambda s: reader.canonical_array([_i(7)]),
+    "'{}'::integer[]": lambda s: reader.canonical_array([]),
+    "'[0:1][2:3]={{a,b},{c,d}}'::text[]": lambda s: reader.canonical_array(
         [_t("a"), _t("b"), _t("c"), _t("d")], dims=[2, 2], lower_bounds=[0, 2]),
-    "ARRAY['\u00e9', 'b']": lambda: reader.canonical_array([_t("\u00e9"), _t("b")]),
-    "ARRAY['happy'::storage_mood]": lambda: reader.canonical_array([_t("happy")]),
-    "ARRAY['2000-01-02'::date]": lambda: reader.canonical_array([_x("00000001")]),
-    "ROW(1, 'a')": lambda: reader.canonical_record([_i(1), _t("a")]),
-    "ROW(NULL::integer, ROW('b'))": lambda: reader.canonical_record(
+    "ARRAY['\u00e9', 'b']": lambda s: reader.canonical_array([_t("\u00e9"), _t("b")]),
+    "ARRAY['happy'::storage_mood]": lambda s: reader.canonical_array([_t("happy")]),
+    "ARRAY['2000-01-02'::date]": lambda s: reader.canonical_array([_x("00000001")]),
+    "ROW(1, 'a')": lambda s: reader.canonical_record([_i(1), _t("a")]),
+    "ROW(NULL::integer, ROW('b'))": lambda s: reader.canonical_record(
         [None, reader.canonical_record([_t("b")])]),
-    "ROW(1.5, '2000-01-02'::date, ARRAY[42])": lambda: reader.canonical_record(
-        [_x("000200000000000100011388"), _x("00000001"), reader.canonical_array([_i(42)])]),
-    "int4range(1, 5)": lambda: reader.canonical_range(_i(1), _i(5)),
-    "'(,5]'::int4range": lambda: reader.canonical_range(None, _i(6)),
-    "'empty'::int4range": lambda: reader.canonical_range(empty=True),
-    "numrange(1.5, NULL)": lambda: reader.canonical_range(_x("000200000000000100011388"), None),
-    "'{[1,3), [5,7)}'::int4multirange": lambda: reader.canonical_multirange(
+    "ROW(1.5, '2000-01-02'::date, ARRAY[42])": lambda s: reader.canonical_record(
+        [_N15[s], _x("00000001"), reader.canonical_array([_i(42)])]),
+    "int4range(1, 5)": lambda s: reader.canonical_range(_i(1), _i(5)),
+    "'(,5]'::int4range": lambda s: reader.canonical_range(None, _i(6)),
+    "'empty'::int4range": lambda s: reader.canonical_range(empty=True),
+    "numrange(1.5, NULL)": lambda s: reader.canonical_range(_N15[s], None),
+    "'{[1,3), [5,7)}'::int4multirange": lambda s: reader.canonical_multirange(
         [reader.canonical_range(_i(1), _i(3)), reader.canonical_range(_i(5), _i(7))]),
-    "'{}'::int8multirange": lambda: reader.canonical_multirange([]),
-    "'1 2'::int2vector": lambda: reader.canonical_array([_i(1), _i(2)], dims=[2], lower_bounds=[0]),
+    "'{}'::int8multirange": lambda s: reader.canonical_multirange([]),
+    "'1 2'::int2vector": lambda s: reader.canonical_array([_i(1), _i(2)], dims=[2], lower_bounds=[0]),
 }
+
+# Scheme 2's own forms (the examples of sql/element_encoding.sql among them)
+SCHEME2_VECTORS = {
+    "42::numeric": lambda: _num(42),
+    "1.000::numeric": lambda: _num("1.000"),
+    "'-9223372036854775808.0'::numeric": lambda: _num("-9223372036854775808.0"),
+    "9223372036854775808::numeric": lambda: _num("9223372036854775808"),
+    "2.50::numeric": lambda: _num("2.50"),
+    "'-0.0010'::numeric": lambda: _num("-0.0010"),
+    "1e-20::numeric": lambda: _num("1e-20"),
+    "'NaN'::numeric": lambda: _num("NaN"),
+    "'-Infinity'::numeric": lambda: _num("-Infinity"),
+    "1.5::float8": lambda: reader.canonical_float(1.5),
+    "1.5::float4": lambda: reader.canonical_float(1.5, single=True),
+    "0.1::float4": lambda: reader.canonical_float(0.1, single=True),
+    "'-0'::float8": lambda: reader.canonical_float("-0"),
+    "'NaN'::float4": lambda: reader.canonical_float("NaN", single=True),
+    "'1 day 00:00:00.000001'::interval": lambda: reader.canonical_interval(0, 1, 1),
+    "'1 mon'::interval": lambda: reader.canonical_interval(1, 0, 0),
+    "'-1 microsecond'::interval": lambda: reader.canonical_interval(0, 0, -1),
+    "'10.1.2.3/8'::inet": lambda: reader.canonical_inet("10.1.2.3/8"),
+    "'10.0.0.0/8'::cidr": lambda: reader.canonical_inet("10.0.0.0/8"),
+    "'::1/128'::inet": lambda: reader.canonical_inet("::1/128"),
+    "'{\"a\":1}'::jsonb": lambda: reader.canonical_jsonb({"a": 1}),
+    "'{\"a\": [1.50, null, true]}'::jsonb": lambda: reader.canonical_jsonb_text('{"a": [1.50, null, true]}'),
+    "'\"x\"'::jsonb": lambda: reader.canonical_jsonb("x"),
+    "'{\"b\": false, \"a\": 1e2}'::jsonb": lambda: reader.canonical_jsonb_text('{"b": false, "a": 1e2}'),
+    "ARRAY[1.0, NULL]::numeric[]": lambda: reader.canonical_array([_num("1.0"), None]),
+}
+
+
+def composed(expr, scheme):
+    """The reader's bytes for a row of the tables, or None without a rule."""
+    if expr in COMPOSED_VECTORS:
+        return COMPOSED_VECTORS[expr](scheme)
+    if scheme == reader.HASH_EQUALITY and expr in SCHEME2_VECTORS:
+        return SCHEME2_VECTORS[expr]()
+    return None
 
 
 def read_csv(path):
@@ -97,7 +148,10 @@ def read_csv(path):
 
 
 def canonical(probe_type, text):
-    """Canonical bytes of an exported probe value (STORAGE.md section 6)."""
+    """Canonical bytes of an exported probe value (STORAGE.md section 6).
+    The types of the first group hash alike under both schemes; the others
+    are scheme 2's forms.  float4, float8 and interval come as the hex of
+    their send form (their exact fields), the others as their text."""
     if probe_type == "text":
         return reader.canonical_text(text)
     if probe_type in ("int2", "int4", "int8"):
@@ -106,24 +160,65 @@ def canonical(probe_type, text):
         return bytes.fromhex(text)
     if probe_type == "uuid":
         return reader.canonical_uuid(text)
+    if probe_type == "numeric":
+        return reader.canonical_numeric(text)
+    if probe_type == "float8":
+        return reader.canonical_float(struct.unpack(">d", bytes.fromhex(text))[0])
+    if probe_type == "float4":
+        return reader.canonical_float(struct.unpack(">f", bytes.fromhex(text))[0],
+                                      single=True)
+    if probe_type == "interval":
+        time, day, month = struct.unpack(">qii", bytes.fromhex(text))
+        return reader.canonical_interval(month, day, time)
+    if probe_type in ("inet", "cidr"):
+        return reader.canonical_inet(text)
+    if probe_type == "jsonb":
+        return reader.canonical_jsonb_text(text)
+    if probe_type == "typehash":
+        return reader.canonical_type_hash(int(text))
     raise ValueError("unknown probe type %r" % probe_type)
 
 
 def storage_vectors(storage_md):
-    """The rows of STORAGE.md's canonical-vectors table."""
+    """The rows of STORAGE.md's canonical-vectors tables: (SQL element,
+    canonical bytes, lo, hi, the hash schemes its table is for).  A table
+    is marked <!-- canonical-vectors:begin schemes 1 2 --> ... <!--
+    canonical-vectors:end -->."""
     text = open(storage_md, encoding="utf-8").read()
-    m = re.search(r"<!-- canonical-vectors:begin -->(.*?)<!-- canonical-vectors:end -->",
-                  text, re.S)
-    if not m:
+    tables = re.findall(r"<!-- canonical-vectors:begin schemes ([0-9 ]+) -->(.*?)"
+                        r"<!-- canonical-vectors:end -->", text, re.S)
+    if not tables:
         raise SystemExit("STORAGE.md has no canonical-vectors table")
     rows = []
-    for line in m.group(1).splitlines():
-        cells = re.findall(r"`([^`]*)`", line)
-        if len(cells) == 4 and re.fullmatch(r"[0-9a-f]{16}", cells[2]):
-            rows.append(tuple(cells))
-    if not rows:
-        raise SystemExit("STORAGE.md's canonical-vectors table has no rows")
+    for schemes, body in tables:
+        schemes = tuple(int(s) for s in schemes.split())
+        if not schemes or not set(schemes) <= set(SCHEMES):
+            raise SystemExit("a canonical-vectors table of STORAGE.md is for schemes %r"
+                             % (schemes,))
+        n = len(rows)
+        for line in body.splitlines():
+            cells = re.findall(r"`([^`]*)`", line)
+            if len(cells) == 4 and re.fullmatch(r"[0-9a-f]{16}", cells[2]):
+                rows.append(tuple(cells) + (schemes,))
+        if len(rows) == n:
+            raise SystemExit("a canonical-vectors table of STORAGE.md has no rows")
+    seen = set()
+    for expr, _hex, _lo, _hi, schemes in rows:
+        for s in schemes:
+            if (expr, s) in seen:
+                raise SystemExit("STORAGE.md gives %s twice for scheme %d" % (expr, s))
+            seen.add((expr, s))
     return rows
+
+
+def empty_filter(variant, bits, k, scheme):
+    """SQL for an empty filter of this hash scheme: scheme 2 as the
+    extension creates it, scheme 1 with its header byte set (as releases
+    1.0 and 1.1 created it)."""
+    f = "bloomfilter_create_bits(%d, %d, '%s')" % (bits, k, variant)
+    if scheme == reader.HASH_EQUALITY:
+        return f
+    return "set_byte(%s::bytea, 6, %d)::bloomfilter" % (f, scheme)
 
 
 # ---- vectors-sql -----------------------------------------------------------
@@ -131,13 +226,15 @@ def storage_vectors(storage_md):
 def cmd_vectors_sql(storage_md, workdir):
     rows = storage_vectors(storage_md)
     values = []
-    for i, (expr, _hex, _lo, _hi) in enumerate(rows):
-        for variant, bits, k in VECTOR_FILTERS:
-            values.append("(%d, '%s', encode((bloomfilter_create_bits(%d, %d, '%s') || %s)::bytea, 'hex'))"
-                          % (i, variant, bits, k, variant, expr))
+    for i, (expr, _hex, _lo, _hi, schemes) in enumerate(rows):
+        for scheme in schemes:
+            for variant, bits, k in VECTOR_FILTERS:
+                values.append("(%d, %d, '%s', encode((%s || %s)::bytea, 'hex'))"
+                              % (i, scheme, variant, empty_filter(variant, bits, k, scheme),
+                                 expr))
     with open(os.path.join(workdir, "vectors.sql"), "w", encoding="utf-8") as fh:
         fh.write(VECTOR_TYPES)
-        fh.write("CREATE TABLE vectors AS SELECT * FROM (VALUES\n%s\n) v(i, variant, hex);\n"
+        fh.write("CREATE TABLE vectors AS SELECT * FROM (VALUES\n%s\n) v(i, scheme, variant, hex);\n"
                  % ",\n".join(values))
         fh.write("\\copy vectors TO '%s' WITH (FORMAT csv)\n"
                  % os.path.join(workdir, "vectors.csv"))
@@ -166,9 +263,25 @@ def storage_examples(storage_md):
     return out
 
 
+def scheme1_query(query):
+    """The example's query with its empty filter made a scheme-1 one (byte 6
+    set to 1, as releases 1.0 and 1.1 made them): the first
+    bloomfilter_create...(...) call wrapped in set_byte."""
+    start = query.index("bloomfilter_create")
+    depth = 0
+    for end in range(query.index("(", start), len(query)):
+        depth += {"(": 1, ")": -1}.get(query[end], 0)
+        if depth == 0:
+            break
+    return "%sset_byte(%s::bytea, 6, %d)::bloomfilter%s" % (
+        query[:start], query[start:end + 1], reader.HASH_XXH3_128, query[end + 1:])
+
+
 def cmd_examples_sql(storage_md, workdir):
-    rows = ["SELECT %d AS i, (%s) AS hex" % (i, " ".join(q.split()))
-            for i, (q, _d, _c) in enumerate(storage_examples(storage_md))]
+    rows = []
+    for i, (q, _d, _c) in enumerate(storage_examples(storage_md)):
+        q = " ".join(q.split())
+        rows.append("SELECT %d AS i, (%s) AS hex, (%s) AS hex1" % (i, q, scheme1_query(q)))
     with open(os.path.join(workdir, "examples.sql"), "w", encoding="utf-8") as fh:
         fh.write("CREATE TABLE examples AS\n%s;\n" % "\nUNION ALL ".join(rows))
         fh.write("\\copy examples TO '%s' WITH (FORMAT csv)\n"
@@ -201,7 +314,7 @@ def mutations(base):
         with_header("version %d" % v, put("<B", 4, v))
     for v in (0, 1, 2, 3, 255):
         with_header("variant %d" % v, put("<B", 5, v))
-    for v in (0, 2):
+    for v in (0, 1, 2, 3, 255):
         with_header("hash scheme %d" % v, put("<B", 6, v))
     for v in (0, 1, 64, 65, 0xFFFFFFFF):
         with_header("hashes %d" % v, put("<I", 8, v))
@@ -272,8 +385,8 @@ def check_headers(workdir, rep):
     filters = {}
     rows = read_csv(os.path.join(workdir, "filters.csv"))
     for (name, elem_type, variant, how, n, p, bits_req, hashes_req, seed,
-         n_added, hexdata, textform, octets, sql_bits, sql_hashes,
-         info) in rows:
+         n_added, hexdata, textform, octets, sql_bits, sql_hashes, scheme,
+         sql_scheme, info) in rows:
         data = bytes.fromhex(hexdata)
         try:
             f = reader.Filter.from_bytes(data)
@@ -287,6 +400,10 @@ def check_headers(workdir, rep):
           % (name, f.variant_name, variant))
         c(f.seed == int(seed) & MASK64, "%s: seed %d, SQL seed %s"
           % (name, f.seed, seed))
+        c(f.hash_scheme == int(scheme), "%s: hash scheme %d, SQL built %s"
+          % (name, f.hash_scheme, scheme))
+        c(sql_scheme == str(f.hash_scheme), "%s: hash scheme %d, bloomfilter_hash_scheme says %s"
+          % (name, f.hash_scheme, sql_scheme))
         if n_added:
             c(f.items == int(n_added), "%s: items %d, SQL added %s"
               % (name, f.items, n_added))
@@ -336,7 +453,8 @@ def check_headers(workdir, rep):
 
 
 def check_probes(workdir, filters, rep):
-    """Membership: every member found, every answer equal to SQL's @>."""
+    """Membership: every member found (and every value = calls equal to
+    one: role 'equal'), every answer equal to SQL's @>."""
     stats = {"members": 0, "strangers": 0, "stranger_positives": 0}
     by_case = {}
     mismatches = []
@@ -348,13 +466,15 @@ def check_probes(workdir, filters, rep):
                 continue
             sql = sql_answer == "t"
             mine = f.contains(canonical(probe_type, value))
-            case = by_case.setdefault(name, [0, 0, 0])
-            if role == "member":
+            case = by_case.setdefault(name, [0, 0, 0, 0])
+            if role in ("member", "equal"):
                 stats["members"] += 1
                 case[0] += 1
+                if role == "equal":
+                    case[3] += 1
                 if not mine or not sql:
-                    mismatches.append("%s: member %s %r: reader %s, SQL %s"
-                                      % (name, probe_type, value, mine, sql))
+                    mismatches.append("%s: %s %s %r: reader %s, SQL %s"
+                                      % (name, role, probe_type, value, mine, sql))
             else:
                 stats["strangers"] += 1
                 case[1] += 1
@@ -375,58 +495,92 @@ def check_probes(workdir, filters, rep):
     rep.check(stats["stranger_positives"] >= 1000,
               "only %d strangers answered true in SQL; the crowded cases should give thousands"
               % stats["stranger_positives"])
-    for name, (mem, stra, pos) in sorted(by_case.items()):
+    for name, (mem, stra, pos, equal) in sorted(by_case.items()):
         rep.check(mem > 0 and stra > 0, "%s: %d members, %d strangers probed"
                   % (name, mem, stra))
+        if name.split("/")[0] in SCHEME2_TYPES:
+            rep.check(equal > 0, "%s: no values equal to members probed" % name)
+            stats["equal"] = stats.get("equal", 0) + equal
     stats["cases"] = len(by_case)
     return stats
 
 
 def check_vectors(storage_md, workdir, rep):
-    """STORAGE.md's canonical-bytes table against the extension, and its
-    container rows against the reader's own composition of their parts."""
+    """STORAGE.md's canonical-bytes tables against the extension, for each
+    hash scheme a table is for, and the rows the reader composes (containers
+    from their parts, scheme 2's forms) against the reader."""
     rows = storage_vectors(storage_md)
-    table = {expr: canon_hex for expr, canon_hex, _lo, _hi in rows}
-    for expr, compose in CONTAINER_VECTORS.items():
-        if not rep.check(expr in table, "STORAGE.md's canonical-vectors table has no row for %s" % expr):
+    table = {}
+    for expr, canon_hex, _lo, _hi, schemes in rows:
+        for s in schemes:
+            table[(expr, s)] = canon_hex
+    for expr in COMPOSED_VECTORS:
+        for s in SCHEMES:
+            rep.check((expr, s) in table,
+                      "STORAGE.md's canonical-vectors tables have no row for %s under scheme %d"
+                      % (expr, s))
+    for expr in SCHEME2_VECTORS:
+        rep.check((expr, reader.HASH_EQUALITY) in table,
+                  "STORAGE.md's canonical-vectors tables have no row for %s under scheme 2" % expr)
+    ncomposed = 0
+    for (expr, s), canon_hex in sorted(table.items()):
+        mine = composed(expr, s)
+        if mine is None:
+            # every scheme-2 row that differs from scheme 1 has a rule here
+            rep.check(s == reader.HASH_XXH3_128 or (expr, reader.HASH_XXH3_128) in table,
+                      "STORAGE.md vector %s (scheme 2 only): the reader has no rule for it" % expr)
             continue
-        mine = compose().hex()
-        rep.check(table[expr] == mine,
-                  "STORAGE.md vector %s: the table says %s, the reader composes %s"
-                  % (expr, table[expr], mine))
+        ncomposed += 1
+        rep.check(canon_hex == mine.hex(),
+                  "STORAGE.md vector %s (scheme %d): the table says %s, the reader composes %s"
+                  % (expr, s, canon_hex, mine.hex()))
     got = {}
-    for i, variant, hexdata in read_csv(os.path.join(workdir, "vectors.csv")):
-        got[(int(i), variant)] = reader.Filter.from_hex(hexdata)
-    for i, (expr, canon_hex, lo_hex, hi_hex) in enumerate(rows):
+    for i, scheme, variant, hexdata in read_csv(os.path.join(workdir, "vectors.csv")):
+        got[(int(i), int(scheme), variant)] = reader.Filter.from_hex(hexdata)
+    nchecked = 0
+    for i, (expr, canon_hex, lo_hex, hi_hex, schemes) in enumerate(rows):
         data = bytes.fromhex(canon_hex)
         lo, hi = reader.element_hash(data, 0)
         rep.check((lo, hi) == (int(lo_hex, 16), int(hi_hex, 16)),
                   "STORAGE.md vector %s: hash of %s is lo %016x hi %016x, the table says %s %s"
                   % (expr, canon_hex or "(empty)", lo, hi, lo_hex, hi_hex))
-        for variant, _bits, _k in VECTOR_FILTERS:
-            f = got.get((i, variant))
-            if not rep.check(f is not None, "vector %s: no %s filter exported"
-                             % (expr, variant)):
-                continue
-            h = reader.element_hash(data, f.seed)
-            want = set(f.positions(*h))
-            have = {i for i in range(f.bits) if f.bit(i)}
-            rep.check(have == want,
-                      "STORAGE.md vector %s (%s): the extension set bits %s, the bytes %s give %s"
-                      % (expr, variant, sorted(have)[:8], canon_hex or "(empty)",
-                         sorted(want)[:8]))
-    return len(rows)
+        for scheme in schemes:
+            for variant, _bits, _k in VECTOR_FILTERS:
+                f = got.get((i, scheme, variant))
+                if not rep.check(f is not None, "vector %s: no %s filter of scheme %d exported"
+                                 % (expr, variant, scheme)):
+                    continue
+                rep.check(f.hash_scheme == scheme,
+                          "vector %s: the %s filter says hash scheme %d, not %d"
+                          % (expr, variant, f.hash_scheme, scheme))
+                h = reader.element_hash(data, f.seed)
+                want = set(f.positions(*h))
+                have = {i for i in range(f.bits) if f.bit(i)}
+                nchecked += 1
+                rep.check(have == want,
+                          "STORAGE.md vector %s (%s, scheme %d): the extension set bits %s, "
+                          "the bytes %s give %s"
+                          % (expr, variant, scheme, sorted(have)[:8], canon_hex or "(empty)",
+                             sorted(want)[:8]))
+    return len(rows), nchecked, ncomposed
 
 
 def check_examples(storage_md, workdir, rep):
     """The hex dumps of STORAGE.md's worked examples against the extension."""
     examples = storage_examples(storage_md)
-    got = {int(i): bytes.fromhex(h)
-           for i, h in read_csv(os.path.join(workdir, "examples.csv"))}
+    got = {}
+    for i, h, h1 in read_csv(os.path.join(workdir, "examples.csv")):
+        got[int(i)] = bytes.fromhex(h), bytes.fromhex(h1)
     for i, (query, dump, complete) in enumerate(examples):
-        data = got.get(i)
+        data, data1 = got.get(i, (None, None))
         if not rep.check(data is not None, "example %d: no output" % (i + 1)):
             continue
+        # the examples hold integers and text: the scheme-1 filter of the same
+        # query differs in byte 6 alone
+        rep.check(len(data1) == len(data) and data1[6] == reader.HASH_XXH3_128
+                  and data1[:6] + data1[7:] == data[:6] + data[7:],
+                  "STORAGE.md example %d (%s): built as a scheme-1 filter, it differs in more "
+                  "than byte 6" % (i + 1, query[:60]))
         wrong = [off for off, b in sorted(dump.items())
                  if off >= len(data) or data[off] != b]
         rep.check(not wrong, "STORAGE.md example %d (%s): the dump differs from the extension at offsets %s"
@@ -470,17 +624,18 @@ def cmd_check(storage_md, workdir):
     rep = Report()
     filters = check_headers(workdir, rep)
     stats = check_probes(workdir, filters, rep)
-    nvec = check_vectors(storage_md, workdir, rep)
+    nvec, nvecf, ncomp = check_vectors(storage_md, workdir, rep)
     nex = check_examples(storage_md, workdir, rep)
     nmut, nrej = check_validation(workdir, rep)
     print("  headers:    %d filters parsed, fields checked against SQL (bloomfilter_info: %d)"
           % (len(filters), rep.info_checked))
-    print("  membership: %d cases, %d members (all must be found), %d strangers "
-          "(%d answered true by SQL), reader == SQL required for each"
-          % (stats["cases"], stats["members"], stats["strangers"],
+    print("  membership: %d cases, %d members (all must be found; %d of them values equal to "
+          "members, written otherwise), %d strangers (%d answered true by SQL), reader == SQL "
+          "required for each"
+          % (stats["cases"], stats["members"], stats.get("equal", 0), stats["strangers"],
              stats["stranger_positives"]))
-    print("  vectors:    %d canonical-bytes rows of STORAGE.md (%d containers composed by the reader)"
-          % (nvec, len(CONTAINER_VECTORS)))
+    print("  vectors:    %d canonical-bytes rows of STORAGE.md, %d filters of their schemes "
+          "(%d rows composed by the reader)" % (nvec, nvecf, ncomp))
     print("  examples:   %d worked-example dumps of STORAGE.md" % nex)
     print("  validation: %d crafted values, %d rejected by both with the same rule"
           % (nmut, nrej))
@@ -489,17 +644,20 @@ def cmd_check(storage_md, workdir):
     return 1 if rep.failures else 0
 
 
-def cmd_container_rows():
-    """Print the container rows of the canonical-vectors table (markdown)."""
-    for expr, compose in CONTAINER_VECTORS.items():
-        data = compose()
+def cmd_composed_rows(scheme):
+    """Print the rows of the canonical-vectors tables that the reader
+    composes by hash scheme 'scheme' (markdown)."""
+    for expr in list(COMPOSED_VECTORS) + list(SCHEME2_VECTORS):
+        data = composed(expr, scheme)
+        if data is None:
+            continue
         lo, hi = reader.element_hash(data, 0)
         print("| `%s` | `%s` | `%016x` | `%016x` |" % (expr, data.hex(), lo, hi))
 
 
 def main(argv):
-    if len(argv) >= 2 and argv[1] == "container-rows":
-        return cmd_container_rows() or 0
+    if len(argv) >= 3 and argv[1] == "composed-rows":
+        return cmd_composed_rows(int(argv[2])) or 0
     if len(argv) >= 4 and argv[1] == "vectors-sql":
         return cmd_vectors_sql(argv[2], argv[3]) or 0
     if len(argv) >= 4 and argv[1] == "examples-sql":
