@@ -220,7 +220,7 @@ SQL
 	types2="vals2:n:numeric vals2:f8:float8 vals2:f4:float4 vals2:iv:interval vals2:ip:inet vals2:c:cidr vals2:j:jsonb vals_h:h:hstore"
 	for spec in $types2; do
 		IFS=: read -r tab col ty <<<"$spec"
-		if [ "$ty" = hstore ]; then echo '\if :have_hstore'; fi
+		if [ "$ty" = hstore ]; then printf '%s\n' '\if :have_hstore'; fi
 		for variant in blocked classic; do
 			members="(SELECT array_agg($col ORDER BY i) FROM $tab WHERE role = 'member')"
 			seed=${seeds[s % ${#seeds[@]}]}
@@ -234,7 +234,7 @@ SQL
 			echo "INSERT INTO cases SELECT '$ty/$variant/bits', '$ty', '$variant', 'bits', NULL, NULL, 12000, $k, $seed, 3000,
 	bloomfilter_add_all(bloomfilter_create_bits(12000, $k, '$variant', $seed), $members);"
 		done
-		if [ "$ty" = hstore ]; then echo '\endif'; fi
+		if [ "$ty" = hstore ]; then printf '%s\n' '\endif'; fi
 	done
 
 	cat <<'SQL'
@@ -356,10 +356,10 @@ SQL
 	equal vals2 cidr inet inet "v.c::inet" "v.c::inet::text" "v.c::inet = v.c"
 	probe2 vals2 j jsonb jsonb "v.j::text"
 	equal vals2 jsonb scale jsonb "js_of(v.i, 1.000)" "js_of(v.i, 1.000)::text" "js_of(v.i, 1.000) = v.j"
-	echo '\if :have_hstore'
+	printf '%s\n' '\if :have_hstore'
 	probe2 vals_h h hstore typehash "hstore_hash_extended(v.h, 0)::text"
 	equal vals_h hstore order typehash "v.h_again" "hstore_hash_extended(v.h_again, 0)::text" "v.h_again = v.h"
-	echo '\endif'
+	printf '%s\n' '\endif'
 
 	# valid bases for the crafted-header checks
 	cat <<'SQL'
@@ -391,7 +391,7 @@ fi
 # ---- 2. STORAGE.md's canonical-bytes vectors and worked examples ----------------------------
 
 "$PY" "$READER_DIR/check_storage.py" vectors-sql "$ROOT/STORAGE.md" "$WORK" ||
-	die "could not read the canonical-vectors table of STORAGE.md"
+	die "could not read the canonical-vectors tables of STORAGE.md"
 q -f "$WORK/vectors.sql" || die "adding STORAGE.md's canonical-vector elements failed"
 "$PY" "$READER_DIR/check_storage.py" examples-sql "$ROOT/STORAGE.md" "$WORK" ||
 	die "could not read the worked examples of STORAGE.md"
