@@ -431,8 +431,11 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 		else
 			agg->elem_expr = ExecInitExpr(elem, ps);
 		agg->sizing = ExecInitExprList(list_delete_first(list_copy(args)), ps);
-		agg->elem_type = exprType((Node *) elem);
 		agg->elem_collation = exprCollation((Node *) elem);
+		/* as the aggregate hashes it: by its type before a relabelling */
+		while (IsA(elem, RelabelType))
+			elem = ((RelabelType *) elem)->arg;
+		agg->elem_type = exprType((Node *) elem);
 		/* (the plain kinds free what they allocate) */
 		if (agg->elem_expr || !element_plain_kind(agg->elem_type, &kind))
 			as->reset_rows = true;

@@ -45,6 +45,7 @@
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/array.h"
 #include "utils/arrayaccess.h"
 #include "utils/builtins.h"
@@ -1065,6 +1066,44 @@ element_hash_any(ElementHasher *eh, Datum value, uint64 seed)
 }
 
 /*
+ * The type argument 'argno' had before a binary-coercible cast made it the
+ * function's, or InvalidOid: citext goes to the text overloads, which
+ * PostgreSQL prefers, as a RelabelType, and its values compare by citext's
+ * = (case-insensitively), not text's.  For an aggregate's transition
+ * function (argument 0 the state) the Aggref's argument tells.
+ */
+static Oid
+type_before_relabel(FunctionCallInfo fcinfo, int argno)
+{
+	Node	   *expr = fcinfo->flinfo->fn_expr;
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	List	   *args;
+	Node	   *arg;
+
+	if (aggref != NULL)
+	{
+		args = aggref->args;
+		argno--;
+	}
+	else if (expr != NULL && IsA(expr, FuncExpr))
+		args = ((FuncExpr *) expr)->args;
+	else if (expr != NULL && IsA(expr, OpExpr))
+		args = ((OpExpr *) expr)->args;
+	else
+		return InvalidOid;
+	if (argno < 0 || argno >= list_length(args))
+		return InvalidOid;
+	arg = list_nth(args, argno);
+	if (IsA(arg, TargetEntry))
+		arg = (Node *) ((TargetEntry *) arg)->expr;
+	if (!IsA(arg, RelabelType))
+		return InvalidOid;
+	while (IsA(arg, RelabelType))
+		arg = (Node *) ((RelabelType *) arg)->arg;
+	return exprType(arg);
+}
+
+/*
  * The type of argument 'argno': from the call expression, or, for a caller
  * that passes none (Citus's worker_partial_agg calls transition functions
  * through a bare FmgrInfo), the function's declared type when it is not
@@ -1073,9 +1112,11 @@ element_hash_any(ElementHasher *eh, Datum value, uint64 seed)
 static Oid
 call_arg_type(FunctionCallInfo fcinfo, int argno)
 {
-	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	Oid			type = type_before_relabel(fcinfo, argno);
 	HeapTuple	tuple;
 
+	if (!OidIsValid(type))
+		type = get_fn_expr_argtype(fcinfo->flinfo, argno);
 	if (OidIsValid(type) || !OidIsValid(fcinfo->flinfo->fn_oid))
 		return type;
 	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
