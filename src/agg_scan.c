@@ -433,7 +433,7 @@ begin_agg_scan(CustomScanState *node, EState *estate, int eflags)
 		agg->sizing = ExecInitExprList(list_delete_first(list_copy(args)), ps);
 		agg->elem_collation = exprCollation((Node *) elem);
 		/* as the aggregate hashes it: by its type before a relabelling */
-		while (IsA(elem, RelabelType))
+		while (is_implicit_relabel((Node *) elem))
 			elem = ((RelabelType *) elem)->arg;
 		agg->elem_type = exprType((Node *) elem);
 		/* (the plain kinds free what they allocate) */

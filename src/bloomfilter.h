@@ -102,6 +102,9 @@ typedef enum ElementKind
 								 * scheme 1: jsonb and user-defined types */
 	ELEM_SEND,					/* the binary send form of a built-in type
 								 * whose send form holds only the value */
+	ELEM_FIXED_BE,				/* the same for a type passed by value whose
+								 * send form is its bytes, big-endian (dates,
+								 * timestamps, bool, oid, ...), from the datum */
 	/* scheme 2 only */
 	ELEM_NUMERIC,				/* an integer as ELEM_INTEGER, else the
 								 * decimal text without trailing zeros */
@@ -206,6 +209,8 @@ extern BloomFilter *create_sized(bf_variant variant, int64 items, double fpr,
 
 /* element.c */
 extern bool element_plain_kind(Oid type, ElementKind *kind);
+extern bool element_direct_kind(Oid type, Oid collation, ElementKind *kind);
+extern bool is_implicit_relabel(const struct Node *node);
 extern void element_hasher_init(ElementHasher *eh, Oid type, Oid collation,
 								MemoryContext mcxt);
 extern ElementHasher *element_hasher_of_scheme(ElementHasher *eh,

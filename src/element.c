@@ -134,6 +134,58 @@ is_reg_type(Oid base)
 	return false;
 }
 
+/*
+ * Built-in types passed by value whose send form is the value's bytes,
+ * big-endian: hashed from the datum, without calling the send function
+ * (the same bytes)
+ */
+static bool
+fixed_be_type(Oid base)
+{
+	switch (base)
+	{
+		case BOOLOID:
+		case CHAROID:
+		case DATEOID:
+		case TIMEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case OIDOID:
+		case XIDOID:
+		case CIDOID:
+		case XID8OID:
+		case PG_LSNOID:
+		case CASHOID:
+			return true;
+	}
+	return false;
+}
+
+/* A fixed_be_type value's send form, into bytes[8]; returns its length */
+static inline int
+fixed_be_bytes(const ElementHasher *eh, Datum value, char *bytes)
+{
+	uint64		v;
+	int			i;
+
+	switch (eh->typlen)
+	{
+		case 1:
+			bytes[0] = eh->type == BOOLOID || getBaseType(eh->type) == BOOLOID ?
+				(char) (DatumGetBool(value) ? 1 : 0) : DatumGetChar(value);
+			return 1;
+		case 4:
+			v = DatumGetUInt32(value);
+			break;
+		default:
+			v = (uint64) DatumGetInt64(value);
+			break;
+	}
+	for (i = 0; i < eh->typlen; i++)
+		bytes[i] = (char) (v >> (8 * (eh->typlen - 1 - i)));
+	return eh->typlen;
+}
+
 /* The kind of a type that is none of the fixed ones and no container */
 static ElementKind
 scalar_kind(Oid base, MemoryContext mcxt, FmgrInfo *io)
@@ -143,6 +195,8 @@ scalar_kind(Oid base, MemoryContext mcxt, FmgrInfo *io)
 	char		category;
 	bool		preferred;
 
+	if (fixed_be_type(base))
+		return ELEM_FIXED_BE;
 	get_type_category_preferred(base, &category, &preferred);
 	if (category != TYPCATEGORY_STRING && base < FirstGenbkiObjectId)
 	{
@@ -268,6 +322,50 @@ equality_kind(ElementHasher *eh, Oid base, Oid collation, MemoryContext mcxt)
 		eh->kind = ELEM_TYPE_HASH32;
 		fmgr_info_cxt(tc->hash_proc, &eh->io, mcxt);
 		return true;
+	}
+	return false;
+}
+
+/*
+ * Whether hash scheme 2 hashes values of 'type' compared under 'collation'
+ * calling no SQL function, and without refusing them (the join filters'
+ * keys): integers, numeric, floats, strings under a deterministic
+ * collation, bytea, uuid, interval, inet and cidr, and the types passed by
+ * value whose send form is their bytes (dates, timestamps, ...).  Sets
+ * *kind; never raises an error, so that the planner can ask about any type.
+ */
+bool
+element_direct_kind(Oid type, Oid collation, ElementKind *kind)
+{
+	Oid			base = getBaseType(type);
+
+	if (element_plain_kind(base, kind))
+		return (*kind != ELEM_BYTES && *kind != ELEM_BPCHAR) ||
+			base == BYTEAOID || !OidIsValid(collation) ||
+			get_collation_isdeterministic(collation);
+	if (fixed_be_type(base))
+	{
+		*kind = ELEM_FIXED_BE;
+		return true;
+	}
+	switch (base)
+	{
+		case NUMERICOID:
+			*kind = ELEM_NUMERIC;
+			return true;
+		case FLOAT4OID:
+			*kind = ELEM_FLOAT4;
+			return true;
+		case FLOAT8OID:
+			*kind = ELEM_FLOAT8;
+			return true;
+		case INTERVALOID:
+			*kind = ELEM_INTERVAL;
+			return true;
+		case INETOID:
+		case CIDROID:
+			*kind = ELEM_INET;
+			return true;
 	}
 	return false;
 }
@@ -876,6 +974,14 @@ encode(ElementHasher *eh, Datum value, StringInfo buf)
 			appendBinaryStringInfo(buf, (char *) DatumGetUUIDP(value)->data,
 								   UUID_LEN);
 			return;
+		case ELEM_FIXED_BE:
+			{
+				char		bytes[8];
+
+				appendBinaryStringInfo(buf, bytes,
+									   fixed_be_bytes(eh, value, bytes));
+				return;
+			}
 		case ELEM_TEXT_OUT:
 			{
 				char	   *s = OutputFunctionCall(&eh->io, value);
@@ -954,11 +1060,21 @@ element_hash_any(ElementHasher *eh, Datum value, uint64 seed)
 	switch (eh->kind)
 	{
 		case ELEM_INTEGER:
-			if (eh->typlen == 2)
-				return bf_hash_int64(DatumGetInt16(value), seed);
-			if (eh->typlen == 4)
-				return bf_hash_int64(DatumGetInt32(value), seed);
-			return bf_hash_int64(DatumGetInt64(value), seed);
+			{
+				int64		v = eh->typlen == 2 ? DatumGetInt16(value) :
+				eh->typlen == 4 ? DatumGetInt32(value) : DatumGetInt64(value);
+
+				if (eh->scheme == BF_HASH_XXH3_128)
+					return bf_hash_int64(v, seed);
+				return bf_hash_integer(v, seed);
+			}
+		case ELEM_FIXED_BE:
+			{
+				char		bytes[8];
+
+				return bf_hash_bytes(bytes, fixed_be_bytes(eh, value, bytes),
+									 seed);
+			}
 		case ELEM_BYTES:
 			{
 				struct varlena *raw = (struct varlena *) DatumGetPointer(value);
@@ -1009,7 +1125,7 @@ element_hash_any(ElementHasher *eh, Datum value, uint64 seed)
 				char	   *text;
 
 				if (numeric_canonical(num, &integer, &text))
-					h = bf_hash_int64(integer, seed);
+					h = bf_hash_integer(integer, seed);
 				else
 				{
 					h = bf_hash_bytes(text, strlen(text), seed);
@@ -1065,11 +1181,20 @@ element_hash_any(ElementHasher *eh, Datum value, uint64 seed)
 	pg_unreachable();
 }
 
+/* A binary-coercible cast PostgreSQL added, not one the query wrote */
+bool
+is_implicit_relabel(const struct Node *node)
+{
+	return node != NULL && IsA(node, RelabelType) &&
+		((const RelabelType *) node)->relabelformat == COERCE_IMPLICIT_CAST;
+}
+
 /*
- * The type argument 'argno' had before a binary-coercible cast made it the
- * function's, or InvalidOid: citext goes to the text overloads, which
- * PostgreSQL prefers, as a RelabelType, and its values compare by citext's
- * = (case-insensitively), not text's.  For an aggregate's transition
+ * The type argument 'argno' had before an implicit binary-coercible cast
+ * made it the function's, or InvalidOid: citext goes to the text
+ * overloads, which PostgreSQL prefers, as a RelabelType, and its values
+ * compare by citext's = (case-insensitively), not text's.  A cast the query
+ * wrote (c::oid::int) says how the value is meant, and stays.  For an aggregate's transition
  * function (argument 0 the state) the Aggref's argument tells.
  */
 static Oid
@@ -1096,9 +1221,9 @@ type_before_relabel(FunctionCallInfo fcinfo, int argno)
 	arg = list_nth(args, argno);
 	if (IsA(arg, TargetEntry))
 		arg = (Node *) ((TargetEntry *) arg)->expr;
-	if (!IsA(arg, RelabelType))
+	if (!is_implicit_relabel(arg))
 		return InvalidOid;
-	while (IsA(arg, RelabelType))
+	while (is_implicit_relabel(arg))
 		arg = (Node *) ((RelabelType *) arg)->arg;
 	return exprType(arg);
 }

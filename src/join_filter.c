@@ -55,6 +55,7 @@
 #include "catalog/dependency.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_operator.h"
+#include "catalog/pg_proc.h"
 #include "commands/defrem.h"
 #include "catalog/pg_class_d.h"
 #include "foreign/foreign.h"
@@ -171,82 +172,84 @@ typedef struct JoinFilter
 } JoinFilter;
 
 /*
- * One key column's hash function, with the join's collation.  Where the
- * join's equality is equality of values or bytes (the integer family, text
- * and varchar under a deterministic collation, bytea, uuid) a key is hashed
- * by the extension's own hashes (XXH3 of the bytes; a 64-bit mix of an
- * integer's value, alike for every width), which are faster than
- * PostgreSQL's own hash functions and call no SQL function; every other key by
- * its hash operator family's extended hash function, through fmgr.  Both
- * sides of one key column hash alike, since their functions belong to one
- * family.
+ * One key column's hash function, with the join's collation.  A key the
+ * element code hashes without calling a SQL function (integers of every
+ * width alike, numeric, floats, text, varchar and char(n) under a
+ * deterministic collation, bytea, uuid, dates and timestamps, interval,
+ * inet: element_direct_kind) is hashed as a stored filter of hash scheme 2
+ * hashes it, with the join filters' seed, so that = and the filter agree
+ * as they do for stored filters; every other key by its hash operator
+ * family's extended hash function, through fmgr.  Both sides of one key
+ * column hash alike (kinds_agree).
  */
-typedef enum KeyHashKind
-{
-	KH_FMGR,
-	KH_INT2,
-	KH_INT4,
-	KH_INT8,
-	KH_BYTES,					/* text, varchar, bytea: the bytes */
-	KH_UUID
-} KeyHashKind;
-
 typedef struct KeyHash
 {
-	KeyHashKind kind;
+	bool		direct;			/* by the element code */
+	ElementHasher elem;			/* (when direct) */
 	FmgrInfo	proc;			/* HASHEXTENDED_PROC of the opfamily */
 	Oid			collation;
 } KeyHash;
 
-static KeyHashKind
-key_hash_kind(Oid proc, Oid collation)
+/*
+ * Whether keys hashed by 'proc' (a family's extended hash) under
+ * 'collation' go by the element code; sets the key type and its kind
+ */
+static bool
+key_hashed_directly(Oid proc, Oid collation, Oid *type, ElementKind *kind)
 {
-	switch (proc)
+	HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(proc));
+	bool		direct = false;
+
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	if (((Form_pg_proc) GETSTRUCT(tuple))->pronargs >= 1)
 	{
-		case F_HASHINT2EXTENDED:
-			return KH_INT2;
-		case F_HASHINT4EXTENDED:
-			return KH_INT4;
-		case F_HASHINT8EXTENDED:
-			return KH_INT8;
-		case F_HASHTEXTEXTENDED:
-			return OidIsValid(collation) &&
-				get_collation_isdeterministic(collation) ? KH_BYTES : KH_FMGR;
-		case F_HASHVARLENAEXTENDED:
-			return KH_BYTES;
-		case F_UUID_HASH_EXTENDED:
-			return KH_UUID;
-		default:
-			return KH_FMGR;
+		*type = ((Form_pg_proc) GETSTRUCT(tuple))->proargtypes.values[0];
+		direct = element_direct_kind(*type, collation, kind);
 	}
+	ReleaseSysCache(tuple);
+	return direct;
 }
 
 /*
  * Whether the two sides of a key column, hashed by procs a and b of one
  * family, hash equal values alike: both by the family's own functions
- * (which the family guarantees), both integers, or the same kind.  Not so
- * for a family whose types the extension hashes one way and PostgreSQL the
- * other (text_ops holds name: text = name would hash text's bytes by XXH3
- * and name's by hash_any).
+ * (which the family guarantees), or both by the element code as one type,
+ * as integers of any width or as floats of either width.  Not so where one
+ * side would go by the element code and the other by the family (text_ops
+ * holds name: text = name would hash text's bytes by XXH3 and name's by
+ * hash_any).
  */
 static bool
 kinds_agree(Oid a, Oid b, Oid collation)
 {
-	KeyHashKind ka = key_hash_kind(a, collation);
-	KeyHashKind kb = key_hash_kind(b, collation);
+	Oid			ta = InvalidOid,
+				tb = InvalidOid;
+	ElementKind ka,
+				kb;
+	bool		da = key_hashed_directly(a, collation, &ta, &ka);
+	bool		db = key_hashed_directly(b, collation, &tb, &kb);
 
-	if (ka == kb)
+	if (!da || !db)
+		return da == db;
+	if (getBaseType(ta) == getBaseType(tb))
 		return true;
-	return (ka == KH_INT2 || ka == KH_INT4 || ka == KH_INT8) &&
-		(kb == KH_INT2 || kb == KH_INT4 || kb == KH_INT8);
+	return (ka == ELEM_INTEGER && kb == ELEM_INTEGER) ||
+		((ka == ELEM_FLOAT4 || ka == ELEM_FLOAT8) &&
+		 (kb == ELEM_FLOAT4 || kb == ELEM_FLOAT8));
 }
 
 static void
 key_hash_init(KeyHash *kh, Oid proc, Oid collation, MemoryContext mcxt)
 {
+	Oid			type;
+	ElementKind kind;
+
 	fmgr_info_cxt(proc, &kh->proc, mcxt);
 	kh->collation = collation;
-	kh->kind = key_hash_kind(proc, collation);
+	kh->direct = key_hashed_directly(proc, collation, &type, &kind);
+	if (kh->direct)
+		element_hasher_init(&kh->elem, type, collation, mcxt);
 }
 
 /* Two halves from one 64-bit hash (a murmur3 finalizer for the second) */
@@ -255,52 +258,36 @@ split_hash(uint64 h)
 {
 	bf_hash		out = {.lo = h};
 
-	h ^= h >> 33;
-	h *= UINT64CONST(0xff51afd7ed558ccd);
-	h ^= h >> 33;
-	h *= UINT64CONST(0xc4ceb9fe1a85ec53);
-	h ^= h >> 33;
-	out.hi = h;
+	out.hi = bf_fmix64(h);
 	return out;
 }
 
 /*
- * An integer key, of any width: the same two halves from its 64-bit value
- * (a murmur3 finalizer, and a multiple of it for the second half), cheaper
- * than XXH3 over its eight bytes
+ * A key's hash: integers and strings inline, the other kinds of the
+ * element code through it, the rest by the family's function
  */
-static inline bf_hash
-int_key_hash(int64 value)
-{
-	bf_hash		out = split_hash((uint64) value ^ JF_SEED);
-
-	out.lo = out.hi;
-	out.hi *= UINT64CONST(0x9e3779b97f4a7c15);
-	return out;
-}
-
 static pg_attribute_always_inline bf_hash
 key_hash(const KeyHash *kh, Datum value)
 {
-	switch (kh->kind)
+	if (likely(kh->direct))
 	{
-		case KH_INT2:
-			return int_key_hash(DatumGetInt16(value));
-		case KH_INT4:
-			return int_key_hash(DatumGetInt32(value));
-		case KH_INT8:
-			return int_key_hash(DatumGetInt64(value));
-		case KH_BYTES:
-			{
-				struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
+		switch (kh->elem.kind)
+		{
+			case ELEM_INTEGER:
+				return bf_hash_integer(kh->elem.typlen == 2 ? DatumGetInt16(value) :
+									   kh->elem.typlen == 4 ? DatumGetInt32(value) :
+									   DatumGetInt64(value), JF_SEED);
+			case ELEM_BYTES:
+				{
+					struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
 
-				return bf_hash_bytes(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v),
-									 JF_SEED);
-			}
-		case KH_UUID:
-			return bf_hash_bytes(DatumGetPointer(value), UUID_LEN, JF_SEED);
-		case KH_FMGR:
-			break;
+					return bf_hash_bytes(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v),
+										 JF_SEED);
+				}
+			default:
+				return element_hash_any((ElementHasher *) &kh->elem, value,
+										JF_SEED);
+		}
 	}
 	return split_hash(DatumGetUInt64(FunctionCall2Coll((FmgrInfo *) &kh->proc,
 													   kh->collation, value,
@@ -2322,7 +2309,7 @@ join_probe_hashes_ahead(const JoinProbe *jp)
 	const ProbeTest *t = &jp->tests[0];
 
 	for (int i = 0; i < t->nkeys; i++)
-		if (t->hash[i].kind == KH_FMGR)
+		if (!t->hash[i].direct)
 			return false;
 	return true;
 }

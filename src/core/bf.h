@@ -169,6 +169,35 @@ typedef struct bf_fill_stats
 extern bf_hash bf_hash_bytes(const void *data, size_t len, uint64_t seed);
 extern bf_hash bf_hash_int64(int64_t value, uint64_t seed);
 
+/* MurmurHash3's 64-bit finaliser: a bijection mixing every bit (STORAGE.md 5) */
+static inline uint64_t
+bf_fmix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}
+
+/*
+ * Hash scheme 2's hash of an integer of any width (and of a numeric that
+ * is one): the two halves are the finaliser of the value XOR the seed, and
+ * of that XOR the golden ratio's 64 bits.  Two multiplies a half where
+ * XXH3 (scheme 1: bf_hash_int64) takes some twenty nanoseconds.
+ */
+static inline bf_hash
+bf_hash_integer(int64_t value, uint64_t seed)
+{
+	uint64_t	x = (uint64_t) value ^ seed;
+	bf_hash		h;
+
+	h.lo = bf_fmix64(x);
+	h.hi = bf_fmix64(x ^ UINT64_C(0x9E3779B97F4A7C15));
+	return h;
+}
+
 /* variant.c: names and capabilities */
 extern const char *bf_variant_name(bf_variant variant);
 extern bool bf_variant_parse(const char *name, size_t len, bf_variant *variant);

@@ -257,18 +257,6 @@ bf_put_double(unsigned char *p, double d)
 	bf_put_le64(p, bits);
 }
 
-/* MurmurHash3's 64-bit finaliser: a bijection mixing every bit (STORAGE.md 5) */
-static inline uint64_t
-bf_fmix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= UINT64_C(0xff51afd7ed558ccd);
-	x ^= x >> 33;
-	x *= UINT64_C(0xc4ceb9fe1a85ec53);
-	x ^= x >> 33;
-	return x;
-}
-
 /* Items added, in the view and in the header */
 static inline void
 bf_set_items(bf_filter *f, uint64_t items)
