@@ -110,3 +110,38 @@ SELECT sqlstate_of($$SELECT set_byte(f::bytea, 6, 3)::bloomfilter FROM released 
 DROP TABLE released;
 DROP TYPE priced;
 DROP DOMAIN price;
+
+-- join filters hash keys by the same element code: whatever = calls equal passes the filter
+-- ('1 day' and '24 hours', 1.0 and 1.000), and the rows are those of the join without it
+LOAD 'bloomfilter';
+CREATE TABLE hs_dim AS
+SELECT (g * 24 || ' hours')::interval AS iv, (g * 10.0)::numeric(10, 1) AS n, date '2024-01-01' + g * 7 AS d
+FROM generate_series(1, 300) g;
+CREATE TABLE hs_fact AS
+SELECT (g % 3000 || ' days')::interval AS iv, (g % 5000)::numeric(10, 3) AS n, date '2024-01-01' + g % 4000 AS d
+FROM generate_series(1, 30000) g;
+ANALYZE hs_dim, hs_fact;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SET max_parallel_workers_per_gather = 0;
+CREATE FUNCTION hs_join(key text, OUT rows_off bigint, OUT rows_always bigint, OUT filtered boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+	q text := format('SELECT count(*) FROM hs_fact f JOIN hs_dim d ON f.%I = d.%I', key, key);
+	line text;
+BEGIN
+	SET LOCAL bloomfilter.join_filter = off;
+	EXECUTE q INTO rows_off;
+	SET LOCAL bloomfilter.join_filter = always;
+	EXECUTE q INTO rows_always;
+	filtered := false;
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		filtered := filtered OR line ~ 'Rows Removed by Bloom Join Filter: [1-9]';
+	END LOOP;
+END $$;
+SELECT key, j.* FROM unnest(ARRAY['iv', 'n', 'd']) key, hs_join(key) j;
+DROP FUNCTION hs_join(text);
+DROP TABLE hs_dim, hs_fact;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+RESET max_parallel_workers_per_gather;
