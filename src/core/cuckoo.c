@@ -49,6 +49,12 @@
  */
 #define MAX_STAGES		BF_CUCKOO_MAX_STAGES
 
+/*
+ * A union compares stages whose bucket counts divide one another with a
+ * quotient of at most this (three doublings)
+ */
+#define MAX_RATIO		8
+
 
 /* Odd 64-bit constant: 2^64 / golden ratio */
 #define GOLDEN			UINT64_C(0x9E3779B97F4A7C15)
@@ -618,16 +624,37 @@ cuckoo_grow(const bf_filter *f, unsigned char *dst)
 }
 
 /* ----------------------------------------------------------------------
- * Union: a set union of fingerprints.  A fingerprint of src in bucket b of
- * a stage of B buckets belongs to an element whose buckets in any stage of
- * B buckets are b and alt_bucket(fp, b): when a stage of dst of the same
- * geometry already holds the fingerprint in one of them, the element is
- * present in dst and the fingerprint is left out.  So a union of a filter
- * with itself, or of partial filters that share heavy hitters, stores
- * each element once (as bf_add_new would), and a union of many filters of
- * overlapping sets grows with the new elements only.  (Like bf_add_new, it
- * takes an element whose fingerprint another element of the same buckets
- * stored for present; removing either then removes both.)
+ * Union: a set union of fingerprints.  A fingerprint of src is left out
+ * when dst holds it, for the element it stands for, where bf_add_new would
+ * look: in that element's buckets of a stage of dst.
+ *
+ * Which buckets those are, without the element: src's fingerprint fp in
+ * bucket b of a stage of B buckets belongs to an element whose first
+ * bucket there, mulhi(hi, B), is b or else alt_bucket(fp, b).  In a stage
+ * of B / m buckets the first bucket is mulhi(hi, B / m) = mulhi(hi, B) / m,
+ * and the second follows from it and fp.  So every stage of dst whose
+ * bucket count divides B tells, for each of the two cases, whether dst
+ * holds fp in that element's buckets, and fp is left out when some stage
+ * does for both ("covered").  Between stages of the same size the two cases
+ * are one pair of buckets; for m > 1 the borrow of (H - b) mod B makes them
+ * two different pairs about a quarter (m = 2) to a half of the time, and a
+ * fingerprint that dst holds in one pair only is kept, since the element
+ * may be the other's.  A stage of dst larger than src's cannot tell: the
+ * element's bucket there is one of m.  So where dst holds an element in a
+ * larger stage than src does, src's copy is stored and, after the writing,
+ * dst's copy is taken out: a fingerprint of dst that src covers from
+ * smaller stages, and does not hold itself in a stage of its size, stands
+ * only for elements that the union now finds lower down.  Stages more than
+ * MAX_RATIO times apart are not compared, so that a union reads a bounded
+ * number of stages per fingerprint (and the chance of two different pairs
+ * nears a half there anyway).
+ *
+ * So a union of partial filters of one set (a parallel aggregate's), each
+ * grown its own way, stores most shared elements once, a union of a filter
+ * with itself is the filter, and a union of many filters of overlapping
+ * sets grows with the new elements only.  (Like bf_add_new, it takes an
+ * element whose fingerprint another element of the same buckets stored for
+ * present; removing either then removes both.)
  *
  * The fingerprints of a stage of src that are left go into the first
  * stage of dst with the same buckets (and not yet merged into by this
@@ -643,7 +670,8 @@ cuckoo_grow(const bf_filter *f, unsigned char *dst)
  * are, and the writing follows the plan's decisions.  While it writes, a
  * fingerprint may find itself present where the plan did not (an earlier
  * fingerprint of src put it there), and is then left out too: that only
- * takes less room than planned.
+ * takes less room than planned.  Taking dst's second copies out comes last
+ * and only frees room.
  * ---------------------------------------------------------------------- */
 
 typedef enum
@@ -686,24 +714,80 @@ bucket_count(const unsigned char *area, uint64_t b, unsigned f)
 	return n;
 }
 
-/* Whether one of the stages same[0 .. n) holds fp in bucket b or its other */
-static bool
-held_in(stage *const *same, uint32_t n, unsigned f, uint32_t fp, uint64_t b)
+/*
+ * The stages of list[0 .. n) that a union asks where an element of a stage
+ * of 'buckets' buckets lives: those whose bucket count divides it with a
+ * quotient of at most MAX_RATIO (with 'smaller', of at least 2).  Returns
+ * how many, their addresses in out, the nearest in size first: an element
+ * is most often found in a stage of its own stage's size, and the larger a
+ * stage the more it holds.
+ */
+static uint32_t
+dividing(stage *list, uint32_t n, uint64_t buckets, bool smaller,
+		 stage **out)
 {
-	uint64_t	alt;
+	uint32_t	k = 0;
+	uint64_t	m;
+
+	for (m = smaller ? 2 : 1; m <= MAX_RATIO; m++)
+	{
+		uint32_t	t;
+
+		if (buckets % m != 0)
+			continue;
+		for (t = 0; t < n; t++)
+			if (list[t].buckets == buckets / m)
+				out[k++] = &list[t];
+	}
+	return k;
+}
+
+/* Whether stage t holds fp in bucket i1 or in fp's other bucket of it */
+static inline bool
+holds_pair(const stage *t, unsigned f, uint32_t fp, uint64_t mixed, uint64_t i1)
+{
+	return bucket_find(t->area, i1, f, fp) >= 0 ||
+		bucket_find(t->area, alt_bucket(mixed, i1, t->buckets), f, fp) >= 0;
+}
+
+/* Whether j is one of the buckets of the pair that holds bucket i */
+static inline bool
+same_pair(uint64_t mixed, uint64_t i, uint64_t j, uint64_t buckets)
+{
+	return j == i || j == alt_bucket(mixed, i, buckets);
+}
+
+/*
+ * Whether the stages st[0 .. n), each of a bucket count dividing 'buckets',
+ * hold fp for every element that can have left fp in bucket b of a stage
+ * of 'buckets' buckets: its first bucket there is b or the other one, and
+ * for each of the two some stage has fp in the element's buckets.
+ */
+static bool
+covered(stage *const *st, uint32_t n, unsigned f, uint32_t fp, uint64_t b,
+		uint64_t buckets)
+{
+	uint64_t	mixed = bf_fmix64(fp),
+				other = alt_bucket(mixed, b, buckets),
+				m;
 	uint32_t	i;
 
-	if (n == 0)
-		return false;
-	alt = alt_bucket(bf_fmix64(fp), b, same[0]->buckets);
 	for (i = 0; i < n; i++)
-		if (bucket_find(same[i]->area, b, f, fp) >= 0 ||
-			bucket_find(same[i]->area, alt, f, fp) >= 0)
+		if (holds_pair(st[i], f, fp, mixed, b / (buckets / st[i]->buckets)))
+			break;
+	if (i == n)
+		return false;
+	/* the other case: in stage i, often the same pair of buckets */
+	m = buckets / st[i]->buckets;
+	if (same_pair(mixed, b / m, other / m, st[i]->buckets))
+		return true;
+	for (i = 0; i < n; i++)
+		if (holds_pair(st[i], f, fp, mixed, other / (buckets / st[i]->buckets)))
 			return true;
 	return false;
 }
 
-/* The stages of dst (the first n of d) with the buckets of ss */
+/* The stages of d[0 .. n) with the buckets of ss (their numbers in index) */
 static uint32_t
 same_geometry(stage *d, uint32_t n, const stage *ss, stage **same,
 			  uint8_t *index)
@@ -714,8 +798,9 @@ same_geometry(stage *d, uint32_t n, const stage *ss, stage **same,
 	for (t = 0; t < n; t++)
 		if (d[t].buckets == ss->buckets)
 		{
-			same[k] = &d[t];
-			index[k++] = (uint8_t) t;
+			if (index != NULL)
+				index[k] = (uint8_t) t;
+			same[k++] = &d[t];
 		}
 	return k;
 }
@@ -731,7 +816,8 @@ plan_union(const bf_filter *dst, const bf_filter *src, union_plan *u,
 	unsigned	f = dst->hashes;
 	stage		d[MAX_STAGES],
 				sv[MAX_STAGES];
-	stage	   *same[MAX_STAGES];
+	stage	   *same[MAX_STAGES],
+			   *div[MAX_STAGES];
 	uint8_t		index[MAX_STAGES];
 	bool		taken[MAX_STAGES] = {false};
 	bf_ticker	tk = {yield, arg, 0};
@@ -745,6 +831,7 @@ plan_union(const bf_filter *dst, const bf_filter *src, union_plan *u,
 	{
 		const stage *ss = &sv[s];
 		uint32_t	k = same_geometry(d, dst->variant_word, ss, same, index),
+					nd = dividing(d, dst->variant_word, ss->buckets, false, div),
 					i;
 		bool		fits[MAX_STAGES];
 		uint64_t	b,
@@ -761,10 +848,10 @@ plan_union(const bf_filter *dst, const bf_filter *src, union_plan *u,
 			{
 				uint32_t	fp = slot_get(ss->area, slot_bit(b, j, f), f);
 
-				if (fp != 0 && !held_in(same, k, f, fp, b))
+				if (fp != 0 && !covered(div, nd, f, fp, b, ss->buckets))
 					n++;
 			}
-			bf_tick(&tk, SLOTS * f * (1 + 2 * (uint64_t) k));
+			bf_tick(&tk, SLOTS * f * (1 + 4 * (uint64_t) nd));
 			if (n == 0)
 				continue;
 			left += n;
@@ -805,8 +892,7 @@ write_union(const bf_filter *dst, unsigned char *payload,
 	unsigned	f = dst->hashes;
 	stage		d[MAX_STAGES],
 				sv[MAX_STAGES];
-	stage	   *same[MAX_STAGES];
-	uint8_t		index[MAX_STAGES];
+	stage	   *div[MAX_STAGES + 1];
 	uint64_t	stored = 0;
 	uint32_t	s;
 
@@ -815,26 +901,26 @@ write_union(const bf_filter *dst, unsigned char *payload,
 	for (s = 0; s < src->variant_word; s++)
 	{
 		const stage *ss = &sv[s];
-		uint32_t	k;
-		stage		out,
-				   *self;
+		uint32_t	nd;
+		stage		chained,
+				   *out;
 		uint64_t	b,
 					moved = 0;
 
 		if (u->act[s] == U_SKIP)
 			continue;
-		k = same_geometry(d, dst->variant_word, ss, same, index);
+		nd = dividing(d, dst->variant_word, ss->buckets, false, div);
 		if (u->act[s] == U_MERGE)
-			out = d[u->into[s]];
+			out = &d[u->into[s]];
 		else
 		{
 			/* an empty stage of src's buckets, filled as a merge would */
 			memset(tail, 0, stage_bytes(ss->buckets, f));
 			bf_put_le64(tail, ss->buckets);
-			stage_at(tail, &out);
+			stage_at(tail, &chained);
 			tail += stage_bytes(ss->buckets, f);
+			out = div[nd++] = &chained; /* what it took covers the rest */
 		}
-		self = &out;
 		for (b = 0; b < ss->buckets; b++)
 		{
 			uint32_t	in[SLOTS];
@@ -847,30 +933,94 @@ write_union(const bf_filter *dst, unsigned char *payload,
 			{
 				int			free_j;
 
-				if (in[j] == 0 || held_in(same, k, f, in[j], b) ||
-					(u->act[s] == U_CHAIN && held_in(&self, 1, f, in[j], b)))
+				if (in[j] == 0 || covered(div, nd, f, in[j], b, ss->buckets))
 					continue;
 				/* a chained stage keeps src's places */
 				free_j = u->act[s] == U_CHAIN ? (int) j :
-					bucket_find(out.area, b, f, 0);
+					bucket_find(out->area, b, f, 0);
 				if (free_j < 0)
 					continue;	/* cannot happen: the plan saw room */
-				slot_put(out.area, slot_bit(b, (unsigned) free_j, f), f, in[j]);
+				slot_put(out->area, slot_bit(b, (unsigned) free_j, f), f, in[j]);
 				moved++;
 			}
-			bf_tick(tk, SLOTS * f * (2 + 2 * (uint64_t) k));
+			bf_tick(tk, SLOTS * f * (2 + 4 * (uint64_t) nd));
 		}
-		stage_set_used(&out, out.used + moved < SLOTS * out.buckets ?
-					   out.used + moved : SLOTS * out.buckets);
+		stage_set_used(out, out->used + moved < SLOTS * out->buckets ?
+					   out->used + moved : SLOTS * out->buckets);
 		stored += moved;
 	}
 	return stored;
 }
 
+/*
+ * After the writing: takes out of dst's own stages (the first dst->
+ * variant_word of the union at 'payload') the fingerprints that src covers
+ * from stages smaller than theirs but does not hold in a stage of their
+ * size: second copies of elements that the union holds in a smaller stage.
+ * Each element such a copy may stand for is found there, since the union
+ * stored src's copy in its bucket or found it covered already.  The test
+ * reads src only, so the order of the removals does not matter, and a
+ * union with itself removes nothing.  Returns the fingerprints taken out.
+ */
 static uint64_t
-add_items(uint64_t items, uint64_t more)
+drop_copies(const bf_filter *dst, unsigned char *payload,
+			const bf_filter *src, bf_ticker *tk)
 {
-	return items > UINT64_MAX - more ? UINT64_MAX : items + more;
+	unsigned	f = dst->hashes;
+	stage		d[MAX_STAGES],
+				sv[MAX_STAGES];
+	stage	   *lower[MAX_STAGES],
+			   *same[MAX_STAGES];
+	uint64_t	dropped = 0;
+	uint32_t	s;
+
+	stage_list(payload, dst->variant_word, f, d);
+	stage_list(src->payload, src->variant_word, f, sv);
+	for (s = 0; s < dst->variant_word; s++)
+	{
+		stage	   *t = &d[s];
+		uint32_t	nl,
+					ns;
+		uint64_t	x,
+					taken = 0;
+
+		if ((nl = dividing(sv, src->variant_word, t->buckets, true, lower)) == 0)
+			continue;
+		ns = same_geometry(sv, src->variant_word, t, same, NULL);
+		for (x = 0; x < t->buckets; x++)
+		{
+			unsigned	j;
+
+			for (j = 0; j < SLOTS; j++)
+			{
+				uint64_t	bit = slot_bit(x, j, f);
+				uint32_t	fp = slot_get(t->area, bit, f);
+
+				if (fp == 0 || covered(same, ns, f, fp, x, t->buckets) ||
+					!covered(lower, nl, f, fp, x, t->buckets))
+					continue;
+				slot_put(t->area, bit, f, 0);
+				taken++;
+			}
+			bf_tick(tk, SLOTS * f * (1 + 4 * (uint64_t) (nl + ns)));
+		}
+		stage_set_used(t, t->used > taken ? t->used - taken : 0);
+		dropped += taken;
+	}
+	return dropped;
+}
+
+/*
+ * dst's items added, plus the fingerprints the union stored, less those it
+ * took out (saturating, and a saturated count stays)
+ */
+static uint64_t
+union_items(uint64_t items, uint64_t stored, uint64_t dropped)
+{
+	if (items > UINT64_MAX - stored)
+		return UINT64_MAX;
+	items += stored;
+	return items > dropped ? items - dropped : 0;
 }
 
 static uint64_t
@@ -888,9 +1038,9 @@ cuckoo_union_bytes(const bf_filter *dst, const bf_filter *src,
 /*
  * In place: only when no stage of src is chained (that is, when
  * bf_union_bytes reports dst's own size); else BF_E_FULL, nothing changed.
- * The items added grow by the fingerprints stored.  Intersection has no
- * meaning for fingerprint tables: a fingerprint present in both tables may
- * belong to different elements.
+ * The items added grow by the fingerprints stored, less those taken out.
+ * Intersection has no meaning for fingerprint tables: a fingerprint
+ * present in both tables may belong to different elements.
  */
 static bf_status
 cuckoo_merge(bf_filter *dst, const bf_filter *src, bool intersect,
@@ -898,7 +1048,8 @@ cuckoo_merge(bf_filter *dst, const bf_filter *src, bool intersect,
 {
 	union_plan	u;
 	bf_ticker	tk = {yield, arg, 0};
-	uint64_t	stored;
+	uint64_t	stored,
+				dropped;
 
 	if (intersect)
 		return BF_E_UNSUPPORTED;
@@ -906,7 +1057,8 @@ cuckoo_merge(bf_filter *dst, const bf_filter *src, bool intersect,
 	if (u.chained != 0)
 		return dst->variant_word + u.chained > MAX_STAGES ? BF_E_TOO_LARGE : BF_E_FULL;
 	stored = write_union(dst, dst->payload, src, NULL, &u, &tk);
-	bf_set_items(dst, add_items(dst->items, stored));
+	dropped = drop_copies(dst, dst->payload, src, &tk);
+	bf_set_items(dst, union_items(dst->items, stored, dropped));
 	return BF_OK;
 }
 
@@ -917,7 +1069,8 @@ cuckoo_union_into(const bf_filter *dst, const bf_filter *src,
 {
 	union_plan	u;
 	bf_ticker	tk = {yield, arg, 0};
-	uint64_t	stored;
+	uint64_t	stored,
+				dropped;
 
 	plan_union(dst, src, &u, yield, arg);
 	if (dst->variant_word + u.chained > MAX_STAGES)
@@ -925,9 +1078,10 @@ cuckoo_union_into(const bf_filter *dst, const bf_filter *src,
 	bf_copy_ticking(out, dst->base, BF_HEADER_SIZE + dst->payload_bytes, &tk);
 	stored = write_union(dst, out + BF_HEADER_SIZE, src,
 						 out + BF_HEADER_SIZE + dst->payload_bytes, &u, &tk);
+	dropped = drop_copies(dst, out + BF_HEADER_SIZE, src, &tk);
 	put_shape(out, dst->variant_word + u.chained, dst->bits + u.add_bits,
 			  dst->payload_bytes + u.add_bytes);
-	bf_put_le64(out + BF_OFF_ITEMS, add_items(dst->items, stored));
+	bf_put_le64(out + BF_OFF_ITEMS, union_items(dst->items, stored, dropped));
 	return BF_OK;
 }
 

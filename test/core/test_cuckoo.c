@@ -1328,6 +1328,282 @@ test_sets(void)
 	check_group_end();
 }
 
+/* Adds from..to-1 as a set, growing as the SQL layer does */
+static void
+build_set(const bf_params *p, uint64_t from, uint64_t to, built *b)
+{
+	uint64_t	i;
+
+	check_build_empty(p, b);
+	for (i = from; i < to; i++)
+		add_new_grow(b, check_key(i, 0, b->f.seed));
+}
+
+/* A copy of 'from' in new bytes */
+static void
+copy_built(const built *from, built *to)
+{
+	to->buf = check_malloc(from->len);
+	memcpy(to->buf, from->buf, from->len);
+	to->len = from->len;
+	check_open_built(to);
+}
+
+/*
+ * Every stage's used count is the slots it has in use, and the items added
+ * are their sum: what a union stores and takes out is counted right
+ */
+static int
+counts_agree(built *b)
+{
+	ref_stage	st[64];
+	unsigned	f = b->f.hashes;
+	unsigned	n = ref_stages(b->buf, st),
+				s;
+	uint64_t	sum = 0;
+
+	for (s = 0; s < n; s++)
+	{
+		uint64_t	slot,
+					occupied = 0;
+
+		for (slot = 0; slot < 4 * st[s].buckets; slot++)
+			occupied += ref_get(st[s].rec + STAGE_HEADER, slot * f, f) != 0;
+		if (occupied != check_le64(st[s].rec + 8))
+			return 0;
+		sum += occupied;
+	}
+	return n == b->f.variant_word && sum == b->f.items;
+}
+
+/*
+ * Unions of sets that overlap, in filters that grew their own ways (issue
+ * 25: a parallel bloomfilter_agg planned for 500 that took 5,000 values
+ * counted 11,728 items in 30,232 bytes, where the serial one counted 4,913
+ * in 10,120).  A fingerprint of src is left out when dst holds it in the
+ * element's buckets of a stage whose size divides src's (the two cases,
+ * fingerprint in its first or its second bucket, must both be held), and
+ * a copy that dst holds in a larger stage than src is taken out of dst.
+ * The element's buckets in a smaller stage follow from those in a larger
+ * one except for the borrow of (H - b) mod B, so an element that the two
+ * filters keep in stages of different sizes is still stored twice in
+ * about a third of the cases: the unions count about 7 % more than the
+ * elements here, and partial filters of one set about 36 % more than the
+ * serial build (before: 30 % and 148 %).  Nothing is lost, and a union
+ * with itself changes nothing.
+ */
+static void
+test_union_sets(void)
+{
+	bf_params	p;
+	built		a,
+				b,
+				s,
+				u,
+				part[3];
+	unsigned char *before;
+	uint64_t	i,
+				need;
+	bf_status	st;
+	int			k;
+
+	check_group("union of overlapping sets stores a shared element once");
+	plan_or_die(500, 0.01, 0, &p);
+	build_set(&p, 0, 5000, &a);
+	build_set(&p, 2500, 7500, &b);
+	build_set(&p, 0, 7500, &s);
+	CHECK(a.f.variant_word == 4 && b.f.variant_word == 4 &&
+		  s.f.items > 7500 - 7500 * 0.03,
+		  "setup: %u and %u stages; the serial build counts %llu of 7500",
+		  a.f.variant_word, b.f.variant_word, (unsigned long long) s.f.items);
+	for (k = 0; k < 2; k++)
+	{
+		copy_built(k == 0 ? &a : &b, &u);
+		union_grow(&u, k == 0 ? &b : &a);
+		CHECK(missing_in(&u.f, 0, 7500) == 0 && u.f.items <= 7500 * 1.1 &&
+			  counts_agree(&u),
+			  "%s: %llu missing, %llu items for 7500 elements (serial build %llu), "
+			  "counts agree %d", k == 0 ? "A | B" : "B | A",
+			  (unsigned long long) missing_in(&u.f, 0, 7500),
+			  (unsigned long long) u.f.items, (unsigned long long) s.f.items,
+			  counts_agree(&u));
+		printf("     %s: %llu items for 7500 elements in %zu bytes (serial build: %llu in %zu)\n",
+			   k == 0 ? "A | B" : "B | A", (unsigned long long) u.f.items, u.len,
+			   (unsigned long long) s.f.items, s.len);
+		free(u.buf);
+	}
+
+	/* a grown filter with itself, in place and into new bytes: unchanged */
+	before = check_malloc(a.len);
+	memcpy(before, a.buf, a.len);
+	need = bf_union_bytes(&a.f, &a.f, NULL, NULL);
+	st = bf_union(&a.f, &a.f, NULL, NULL);
+	CHECK(need == a.len && st == BF_OK && memcmp(before, a.buf, a.len) == 0,
+		  "self union in place: needs %llu of %zu bytes, %s",
+		  (unsigned long long) need, a.len, bf_status_message(st));
+	copy_built(&a, &u);
+	memset(before, 0, a.len);
+	st = bf_union_into(&a.f, &u.f, before, NULL, NULL);
+	CHECK(st == BF_OK && memcmp(before, a.buf, a.len) == 0,
+		  "a copy with the filter, into new bytes: %s", bf_status_message(st));
+	free(u.buf);
+	free(before);
+
+	/*
+	 * partial filters of one set, as the processes of a parallel
+	 * aggregate build them: 300,000 rows of 5,000 values, handed out in
+	 * runs of 1,300 rows to 3 processes, each filter planned for 500
+	 */
+	free(s.buf);
+	for (k = 0; k < 3; k++)
+		check_build_empty(&p, &part[k]);
+	check_build_empty(&p, &s);
+	for (i = 0; i < 300000; i++)
+	{
+		add_new_grow(&part[(i / 1300) % 3], check_key(i % 5000, 0, 0));
+		add_new_grow(&s, check_key(i % 5000, 0, 0));
+	}
+	copy_built(&part[0], &u);
+	union_grow(&u, &part[1]);
+	union_grow(&u, &part[2]);
+	CHECK(missing_in(&u.f, 0, 5000) == 0 && u.f.items <= 1.5 * s.f.items &&
+		  counts_agree(&u),
+		  "union of 3 partials: %llu missing, %llu items (serial build %llu)",
+		  (unsigned long long) missing_in(&u.f, 0, 5000),
+		  (unsigned long long) u.f.items, (unsigned long long) s.f.items);
+	printf("     union of 3 partials of 5000 values: %llu items in %zu bytes (serial build: %llu in %zu)\n",
+		   (unsigned long long) u.f.items, u.len, (unsigned long long) s.f.items,
+		   s.len);
+	free(u.buf);
+	for (k = 0; k < 3; k++)
+		free(part[k].buf);
+	free(s.buf);
+	free(a.buf);
+	free(b.buf);
+	check_group_end();
+}
+
+/*
+ * Unions among filters of different plans, growth and contents (sets and
+ * multisets, one stage or many, dense or sparse): every element either
+ * side answers present, members and strangers alike, the union answers
+ * present too; the counts agree; and a filter unioned with itself is
+ * unchanged.  Leaving out and taking out across stages of different sizes
+ * must never cost an element.
+ */
+static void
+test_union_random(void)
+{
+	int			rounds = check_quick() ? 40 : 200;
+	uint64_t	x = UINT64_C(0x9E3779B97F4A7C15),
+				unions = 0,
+				lost = 0,
+				bad_counts = 0,
+				self_changed = 0;
+	int			r;
+
+	check_group("unions of differently grown filters lose nothing");
+	for (r = 0; r < rounds; r++)
+	{
+		built		f[4];
+		uint64_t	lo[4],
+					hi[4];
+		unsigned	fw;
+		int			k,
+					n;
+
+#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+		fw = 4 + (unsigned) (NEXT() % 10);
+		for (k = 0; k < 4; k++)
+		{
+			bf_params	p;
+			uint64_t	i;
+			int			set = NEXT() % 4 != 0;
+
+			if (bf_plan_bits(BF_CUCKOO, 4 * fw * (1 + NEXT() % 24), fw, 1, &p) != BF_OK)
+				exit(2);
+			check_build_empty(&p, &f[k]);
+			lo[k] = NEXT() % 1500;
+			hi[k] = lo[k] + NEXT() % 1500;
+			for (i = lo[k]; i < hi[k]; i++)
+			{
+				/* a fifth repeat an earlier element */
+				uint64_t	e = NEXT() % 5 == 0 ? lo[k] + NEXT() % (i - lo[k] + 1) : i;
+				bf_hash		h = check_key(e, 0, 1);
+
+				if (set)
+					add_new_grow(&f[k], h);
+				else
+				{
+					/* a 9th copy is refused (BF_E_COPIES): left out */
+					while (bf_add(&f[k].f, h) == BF_E_FULL)
+						grow_built(&f[k]);
+				}
+			}
+		}
+		for (n = 0; n < 8; n++)
+		{
+			int			d = (int) (NEXT() % 4),
+						o = (int) (NEXT() % 4);
+			built		old;
+			uint64_t	i,
+						need = bf_union_bytes(&f[d].f, &f[o].f, NULL, NULL);
+			bf_status	st;
+
+			if (need == 0 || need > (1 << 22))
+				continue;		/* past 256 stages, or too large to bother */
+			copy_built(&f[d], &old);
+			if (need == f[d].len && NEXT() % 2)
+				st = bf_union(&f[d].f, &f[o].f, NULL, NULL);
+			else
+			{
+				unsigned char *out = check_malloc((size_t) need);
+
+				st = bf_union_into(&f[d].f, &f[o].f, out, NULL, NULL);
+				adopt(&f[d], out, (size_t) need);
+			}
+			CHECK(st == BF_OK, "union: %s", bf_status_message(st));
+			unions++;
+			for (i = 0; i < 3000; i++)
+			{
+				bf_hash		m = check_key(i, 0, 1),
+							stranger = check_key(i, 1, 1);
+
+				lost += (bf_contains(&old.f, m) || bf_contains(&f[o].f, m)) &&
+					!bf_contains(&f[d].f, m);
+				lost += (bf_contains(&old.f, stranger) ||
+						 bf_contains(&f[o].f, stranger)) &&
+					!bf_contains(&f[d].f, stranger);
+			}
+			free(old.buf);
+			if (d != o)
+			{
+				lo[d] = lo[d] < lo[o] ? lo[d] : lo[o];
+				hi[d] = hi[d] > hi[o] ? hi[d] : hi[o];
+			}
+			copy_built(&f[d], &old);
+			st = bf_union(&f[d].f, &f[d].f, NULL, NULL);
+			self_changed += st != BF_OK || memcmp(old.buf, f[d].buf, old.len) != 0;
+			free(old.buf);
+		}
+		for (k = 0; k < 4; k++)
+		{
+			bad_counts += !counts_agree(&f[k]);
+			free(f[k].buf);
+		}
+#undef NEXT
+	}
+	CHECK(unions > (uint64_t) rounds && lost == 0 && self_changed == 0 &&
+		  bad_counts == 0,
+		  "%llu unions: %llu elements lost, %llu self unions changed something, "
+		  "%llu filters whose counts disagree",
+		  (unsigned long long) unions, (unsigned long long) lost,
+		  (unsigned long long) self_changed, (unsigned long long) bad_counts);
+	printf("     %llu unions of %d sets of filters\n", (unsigned long long) unions,
+		   rounds);
+	check_group_end();
+}
+
 int
 main(void)
 {
@@ -1343,5 +1619,7 @@ main(void)
 	test_hostile();
 	test_remove_across_stages();
 	test_sets();
+	test_union_sets();
+	test_union_random();
 	return check_summary("test_cuckoo");
 }
