@@ -46,14 +46,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 : "${PGDATABASE:?set PGDATABASE to an empty database}"
 ROOT=${BF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-PY=/usr/bin/python3
-export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the source tree
-
-if ! "$PY" -c 'import psycopg2' 2>/dev/null; then
-	echo "FAIL join_oracle: $PY cannot import psycopg2 (Debian package python3-psycopg2;" \
-		"install it with: apt-get install python3-psycopg2)"
-	exit 1
-fi
+need_psycopg2 # sets PY
 
 # internal errors are logged with their SQLSTATE; the planner hook is the library's, which
 # every new session loads (and its parallel workers with it)

@@ -83,3 +83,14 @@ log_crashes() {
 	tail -c +$((log_start + 1)) "$logfile" |
 		grep -E 'terminated by signal|server process .* was terminated|PANIC|terminating connection because of crash|ERROR:  XX000' || true
 }
+
+# The Python of the oracles, /usr/bin/python3 with psycopg2, in PY; fails the test without it
+need_psycopg2() {
+	PY=/usr/bin/python3
+	export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the source tree
+	if ! "$PY" -c 'import psycopg2' 2>/dev/null; then
+		echo "FAIL $bf_test: $PY cannot import psycopg2 (Debian package python3-psycopg2;" \
+			"install it with: apt-get install python3-psycopg2)"
+		exit 1
+	fi
+}
