@@ -376,9 +376,10 @@ check_yields(const char *what, built *a, const built *b)
  * The reference rules of STORAGE.md section 3 for a filter of one stage
  * (blocked, classic, counting), from the bytes alone, in two parts around a
  * validator's own rules.  check_ref_head: the length of a header, magic,
- * version, hash scheme, flags, a zero variant word, 1 to 64 hashes and 1 to
- * the most bits BF_MAX_BYTES holds; returns the variant byte (whose rules,
- * and the bit count's, are the caller's), or 0 when a rule is broken.
+ * version, hash scheme (1 or 2: rule 5), flags, a zero variant word, 1 to
+ * 64 hashes and 1 to the most bits BF_MAX_BYTES holds; returns the variant
+ * byte (whose rules, and the bit count's, are the caller's), or 0 when a
+ * rule is broken.
  */
 static inline unsigned
 check_ref_head(const unsigned char *b, size_t len)
@@ -390,7 +391,7 @@ check_ref_head(const unsigned char *b, size_t len)
 		return 0;
 	if (memcmp(b + OFF_MAGIC, "BLMF", 4) != 0 || b[OFF_VERSION] != 1)
 		return 0;
-	if (b[OFF_SCHEME] != 1 || b[OFF_FLAGS] != 0 ||
+	if ((b[OFF_SCHEME] != 1 && b[OFF_SCHEME] != 2) || b[OFF_FLAGS] != 0 ||
 		check_le32(b + OFF_VARIANT_WORD) != 0)
 		return 0;
 	hashes = check_le32(b + OFF_HASHES);

@@ -126,7 +126,8 @@ check_fresh_header(const bf_params *p, const unsigned char *b,
 	CHECK(b[OFF_VERSION] == 1, "%s: version %u", what, b[OFF_VERSION]);
 	CHECK(b[OFF_VARIANT] == (unsigned) p->variant, "%s: variant byte %u",
 		  what, b[OFF_VARIANT]);
-	CHECK(b[OFF_SCHEME] == 1, "%s: scheme %u", what, b[OFF_SCHEME]);
+	CHECK(b[OFF_SCHEME] == BF_HASH_SCHEME_CURRENT, "%s: scheme %u", what,
+		  b[OFF_SCHEME]);
 	CHECK(b[OFF_FLAGS] == 0, "%s: flags %u", what, b[OFF_FLAGS]);
 	CHECK(check_le32(b + OFF_VARIANT_WORD) == 0, "%s: reserved", what);
 	CHECK(check_le32(b + OFF_HASHES) == p->hashes, "%s: hashes %lu vs %u",
@@ -495,10 +496,13 @@ from_hex(const char *hex, unsigned char *out, size_t max)
 	return n;
 }
 
-/* One worked example: a filter from bits, some elements, its exact bytes */
+/*
+ * One worked example: a filter of hash scheme 'scheme' from bits, some
+ * elements (hashed by the caller as that scheme hashes them), its exact bytes
+ */
 static void
-worked_example(const char *name, bf_variant v, uint64_t bits, uint32_t k,
-			   uint64_t seed, const bf_hash *adds, int nadds,
+worked_example(const char *name, unsigned scheme, bf_variant v, uint64_t bits,
+			   uint32_t k, uint64_t seed, const bf_hash *adds, int nadds,
 			   const bf_hash *absent, int nabsent, const char *hex)
 {
 	unsigned char want[512];
@@ -513,11 +517,14 @@ worked_example(const char *name, bf_variant v, uint64_t bits, uint32_t k,
 		CHECK(0, "%s: no plan", name);
 		return;
 	}
+	p.scheme = (uint8_t) scheme;
 	buf = new_filter(&p);
 	if (bf_open(buf, (size_t) p.total_bytes, &f) != BF_OK)
 		CHECK(0, "%s: open", name);
 	else
 	{
+		CHECK(f.scheme == scheme, "%s: opens as scheme %u", name,
+			  (unsigned) f.scheme);
 		for (i = 0; i < nadds; i++)
 			bf_add(&f, adds[i]);
 		CHECK(p.total_bytes == wlen && memcmp(buf, want, wlen) == 0,
@@ -531,7 +538,13 @@ worked_example(const char *name, bf_variant v, uint64_t bits, uint32_t k,
 	free(buf);
 }
 
-/* STORAGE.md section 10: the documented bytes, reproduced by the core */
+/*
+ * STORAGE.md section 10: the documented bytes, reproduced by the core.  The
+ * examples are filters of hash scheme 2, which hashes integers by
+ * bf_hash_integer; the filters releases 1.0 and 1.1 built from the same
+ * queries, of scheme 1 (integers by XXH3 of their 8 bytes: bf_hash_int64),
+ * are checked too, as the section's earlier editions documented them.
+ */
 static void
 test_storage_examples(void)
 {
@@ -546,18 +559,36 @@ test_storage_examples(void)
 
 	h[0] = bf_hash_bytes("hello", 5, 0);
 	x[0] = bf_hash_bytes("world", 5, 0);
-	worked_example("10.1 classic 64 bits k=3 'hello'", BF_CLASSIC, 64, 3, 0,
+	worked_example("10.1 classic 64 bits k=3 'hello'", 2, BF_CLASSIC, 64, 3, 0,
 				   h, 1, x, 1,
+				   "42 4c 4d 46 01 02 02 00 03 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 40 00 00 00 00 00 00 00"
+				   "01 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 08 00 00 00 00 00 00 00"
+				   "00 10 00 40 00 00 02 00");
+	/* text hashes alike under both schemes: byte 6 alone differs */
+	worked_example("10.1 as scheme 1", 1, BF_CLASSIC, 64, 3, 0, h, 1, x, 1,
 				   "42 4c 4d 46 01 02 01 00 03 00 00 00 00 00 00 00"
 				   "00 00 00 00 00 00 00 00 40 00 00 00 00 00 00 00"
 				   "01 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
 				   "00 00 00 00 00 00 00 00 08 00 00 00 00 00 00 00"
 				   "00 10 00 40 00 00 02 00");
 
+	h[0] = bf_hash_integer(42, 0);
+	x[0] = bf_hash_integer(43, 0);
+	worked_example("10.2 blocked 512 bits k=6 42", 2, BF_BLOCKED, 512, 6, 0,
+				   h, 1, x, 1,
+				   "42 4c 4d 46 01 01 02 00 06 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 00 02 00 00 00 00 00 00"
+				   "01 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 40 00 00 00 00 00 00 00"
+				   "00 00 00 20 01 00 00 00 00 00 00 00 04 00 00 00"
+				   "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "04 00 00 00 00 01 00 00 00 00 00 00 00 00 00 00"
+				   "00 00 00 08 00 00 00 00 00 00 00 00 00 00 00 00");
 	h[0] = bf_hash_int64(42, 0);
 	x[0] = bf_hash_int64(43, 0);
-	worked_example("10.2 blocked 512 bits k=6 42", BF_BLOCKED, 512, 6, 0,
-				   h, 1, x, 1,
+	worked_example("10.2 as scheme 1", 1, BF_BLOCKED, 512, 6, 0, h, 1, x, 1,
 				   "42 4c 4d 46 01 01 01 00 06 00 00 00 00 00 00 00"
 				   "00 00 00 00 00 00 00 00 00 02 00 00 00 00 00 00"
 				   "01 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
@@ -568,20 +599,44 @@ test_storage_examples(void)
 				   "00 00 04 00 00 00 00 00 00 00 00 00 00 00 00 08");
 
 	h[0] = bf_hash_bytes("hello", 5, 1234567);
-	worked_example("10.3 classic seed 1234567 'hello'", BF_CLASSIC, 64, 3,
+	worked_example("10.3 classic seed 1234567 'hello'", 2, BF_CLASSIC, 64, 3,
 				   1234567, h, 1, NULL, 0,
-				   "42 4c 4d 46 01 02 01 00 03 00 00 00 00 00 00 00"
+				   "42 4c 4d 46 01 02 02 00 03 00 00 00 00 00 00 00"
 				   "87 d6 12 00 00 00 00 00 40 00 00 00 00 00 00 00"
 				   "01 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
 				   "00 00 00 00 00 00 00 00 08 00 00 00 00 00 00 00"
 				   "00 00 20 00 10 00 10 00");
 
-	h[0] = bf_hash_int64(42, UINT64_MAX);
-	h[1] = bf_hash_int64(-1, UINT64_MAX);
+	h[0] = bf_hash_integer(42, UINT64_MAX);
+	h[1] = bf_hash_integer(-1, UINT64_MAX);
 	h[2] = bf_hash_bytes("postgres", 8, UINT64_MAX);
 	x[0] = bf_hash_bytes("hello", 5, UINT64_MAX);
-	worked_example("10.4 blocked 2048 bits k=4 seed -1", BF_BLOCKED, 2048, 4,
+	worked_example("10.4 blocked 2048 bits k=4 seed -1", 2, BF_BLOCKED, 2048, 4,
 				   UINT64_MAX, h, 3, x, 1,
+				   "42 4c 4d 46 01 01 02 00 04 00 00 00 00 00 00 00"
+				   "ff ff ff ff ff ff ff ff 00 08 00 00 00 00 00 00"
+				   "03 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 00 01 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "01 00 00 00 00 03 12 00 00 08 00 00 00 00 00 40"
+				   "00 00 01 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "00 00 02 00 00 00 21 00 00 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 02"
+				   "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+				   "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00");
+	h[0] = bf_hash_int64(42, UINT64_MAX);
+	h[1] = bf_hash_int64(-1, UINT64_MAX);
+	worked_example("10.4 as scheme 1", 1, BF_BLOCKED, 2048, 4, UINT64_MAX,
+				   h, 3, x, 1,
 				   "42 4c 4d 46 01 01 01 00 04 00 00 00 00 00 00 00"
 				   "ff ff ff ff ff ff ff ff 00 08 00 00 00 00 00 00"
 				   "03 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
@@ -608,7 +663,7 @@ test_storage_examples(void)
 	{
 		unsigned char want[64];
 
-		from_hex("42 4c 4d 46 01 01 01 00 07 00 00 00 00 00 00 00"
+		from_hex("42 4c 4d 46 01 01 02 00 07 00 00 00 00 00 00 00"
 				 "00 00 00 00 00 00 00 00 00 28 00 00 00 00 00 00"
 				 "00 00 00 00 00 00 00 00 e8 03 00 00 00 00 00 00"
 				 "7b 14 ae 47 e1 7a 84 3f 00 05 00 00 00 00 00 00",
@@ -1051,6 +1106,22 @@ expect_u8(const victim *v, int off, unsigned val, bf_status want,
 	expect_status(v, off, &b, 1, want, what);
 }
 
+/* A valid header of hash scheme 'scheme' opens as a filter of that scheme */
+static void
+expect_scheme(const victim *v, unsigned scheme)
+{
+	unsigned char *b = check_dup(v->buf, v->len, v->len);
+	bf_filter	f;
+	bf_status	st;
+
+	b[OFF_SCHEME] = (unsigned char) scheme;
+	st = bf_open(b, v->len, &f);
+	CHECK(st == BF_OK && f.scheme == scheme, "%s: scheme %u opens as %u (%s)",
+		  v->name, scheme, st == BF_OK ? (unsigned) f.scheme : 0,
+		  bf_status_message(st));
+	free(b);
+}
+
 static void
 expect_u32(const victim *v, int off, unsigned long val, bf_status want,
 		   const char *what)
@@ -1110,7 +1181,12 @@ test_hostile_cases(void)
 		expect_u8(v, OFF_VARIANT, 9, BF_E_VARIANT, "variant 9");
 		expect_u8(v, OFF_VARIANT, 255, BF_E_VARIANT, "variant 255");
 		expect_u8(v, OFF_SCHEME, 0, BF_E_HASH_SCHEME, "scheme 0");
-		expect_u8(v, OFF_SCHEME, 2, BF_E_HASH_SCHEME, "scheme 2");
+		expect_u8(v, OFF_SCHEME, 3, BF_E_HASH_SCHEME, "scheme 3");
+		expect_u8(v, OFF_SCHEME, 255, BF_E_HASH_SCHEME, "scheme 255");
+		expect_u8(v, OFF_SCHEME, 1, BF_OK, "scheme 1");
+		expect_u8(v, OFF_SCHEME, 2, BF_OK, "scheme 2");
+		expect_scheme(v, 1);
+		expect_scheme(v, 2);
 		expect_u8(v, OFF_FLAGS, 1, BF_E_FLAGS, "flags 1");
 		expect_u8(v, OFF_FLAGS, 0x80, BF_E_FLAGS, "flags 0x80");
 		for (off = OFF_VARIANT_WORD; off < OFF_VARIANT_WORD + 4; off++)
