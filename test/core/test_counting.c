@@ -1457,12 +1457,50 @@ test_yield(void)
 /*
  * The worked example of the documentation (STORAGE.md section 11): 20
  * counters, 3 hashes, seed 0, 'hello' twice and the integer 42, then one
- * 'hello' removed, byte for byte.
+ * 'hello' removed, byte for byte: as a filter of hash scheme 2 (42 hashed by
+ * bf_hash_integer), the one documented, and as the filter of scheme 1 that
+ * releases 1.0 and 1.1 built (42 by XXH3 of its 8 bytes: bf_hash_int64)
  */
+static void
+storage_example(unsigned scheme, bf_hash h42, const char *const *want)
+{
+	bf_params	p;
+	built		b;
+	char		hex[2 * 80 + 1];
+	int			step;
+	size_t		i;
+
+	plan_bits(BF_COUNTING, 20, 3, 0, &p);
+	p.scheme = (uint8_t) scheme;
+	check_build_empty(&p, &b);
+	bf_add(&b.f, bf_hash_bytes("hello", 5, 0));
+	bf_add(&b.f, bf_hash_bytes("hello", 5, 0));
+	bf_add(&b.f, h42);
+	for (step = 0; step < 2; step++)
+	{
+		CHECK(b.len == 80, "length %lu", (unsigned long) b.len);
+		for (i = 0; i < b.len && i < 80; i++)
+			snprintf(hex + 2 * i, 3, "%02x", b.buf[i]);
+		CHECK(strcmp(hex, want[step]) == 0,
+			  "scheme %u, step %d:\n       got %s\n      want %s",
+			  scheme, step, hex, want[step]);
+		bf_remove(&b.f, bf_hash_bytes("hello", 5, 0));
+	}
+	free(b.buf);
+}
+
 static void
 test_storage_example(void)
 {
-	static const char *want[] = {
+	static const char *const want[] = {
+		"424c4d4601030200030000000000000000000000000000001400000000000000"
+		"0300000000000000000000000000000000000000000000001000000000000000"
+		"00000200200110201000000000000000",
+		"424c4d4601030200030000000000000000000000000000001400000000000000"
+		"0200000000000000000000000000000000000000000000001000000000000000"
+		"00000100100110101000000000000000"
+	};
+	static const char *const want_scheme1[] = {
 		"424c4d4601030100030000000000000000000000000000001400000000000000"
 		"0300000000000000000000000000000000000000000000001000000000000000"
 		"00000210200001200010000000000000",
@@ -1470,28 +1508,10 @@ test_storage_example(void)
 		"0200000000000000000000000000000000000000000000001000000000000000"
 		"00000110100001100010000000000000"
 	};
-	bf_params	p;
-	built		b;
-	char		hex[2 * 80 + 1];
-	int			step;
-	size_t		i;
 
 	check_group("the documented example, byte for byte");
-	plan_bits(BF_COUNTING, 20, 3, 0, &p);
-	check_build_empty(&p, &b);
-	bf_add(&b.f, bf_hash_bytes("hello", 5, 0));
-	bf_add(&b.f, bf_hash_bytes("hello", 5, 0));
-	bf_add(&b.f, bf_hash_int64(42, 0));
-	for (step = 0; step < 2; step++)
-	{
-		CHECK(b.len == 80, "length %lu", (unsigned long) b.len);
-		for (i = 0; i < b.len && i < 80; i++)
-			snprintf(hex + 2 * i, 3, "%02x", b.buf[i]);
-		CHECK(strcmp(hex, want[step]) == 0, "step %d:\n       got %s\n      want %s",
-			  step, hex, want[step]);
-		bf_remove(&b.f, bf_hash_bytes("hello", 5, 0));
-	}
-	free(b.buf);
+	storage_example(2, bf_hash_integer(42, 0), want);
+	storage_example(1, bf_hash_int64(42, 0), want_scheme1);
 	check_group_end();
 }
 

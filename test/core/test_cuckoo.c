@@ -1604,6 +1604,90 @@ test_union_random(void)
 	check_group_end();
 }
 
+/*
+ * One worked example of STORAGE.md section 13 of hash scheme 'scheme': a
+ * filter from bits and f, elements added as bloomfilter_add does (growing
+ * when full), its exact bytes; 'absent' (may be NULL) is not found
+ */
+static void
+worked_example(const char *name, unsigned scheme, uint64_t bits, uint32_t f,
+			   const bf_hash *adds, int nadds, const bf_hash *absent,
+			   const char *hex)
+{
+	size_t		len = strlen(hex) / 2,
+				i;
+	unsigned char *want = check_malloc(len);
+	bf_params	p;
+	built		b;
+	unsigned	v;
+	int			j;
+
+	for (i = 0; i < len; i++)
+	{
+		sscanf(hex + 2 * i, "%2x", &v);
+		want[i] = (unsigned char) v;
+	}
+	if (bf_plan_bits(BF_CUCKOO, bits, f, 0, &p) != BF_OK)
+	{
+		CHECK(0, "%s: no plan", name);
+		free(want);
+		return;
+	}
+	p.scheme = (uint8_t) scheme;
+	check_build_empty(&p, &b);
+	for (j = 0; j < nadds; j++)
+		add_grow(&b, adds[j]);
+	CHECK(b.len == len && memcmp(b.buf, want, len) == 0,
+		  "%s: %lu bytes, not the documented ones", name, (unsigned long) b.len);
+	for (j = 0; j < nadds; j++)
+		CHECK(bf_contains(&b.f, adds[j]), "%s: element %d absent", name, j);
+	CHECK(absent == NULL || !bf_contains(&b.f, *absent), "%s: stranger present",
+		  name);
+	free(b.buf);
+	free(want);
+}
+
+/*
+ * STORAGE.md 13.9: as the extension builds the filters (hash scheme 2,
+ * integers by bf_hash_integer), and as releases 1.0 and 1.1 built them
+ * (scheme 1, integers by XXH3 of their 8 bytes: bf_hash_int64)
+ */
+static void
+test_worked_examples(void)
+{
+	bf_hash		h[5],
+				world = bf_hash_bytes("world", 5, 0);
+	int			i;
+
+	check_group("the worked examples of STORAGE.md section 13");
+	h[0] = bf_hash_bytes("hello", 5, 0);
+	h[1] = bf_hash_integer(42, 0);
+	worked_example("'hello' and 42", 2, 64, 8, h, 2, &world,
+				   "424c4d4601050200080000000100000000000000000000004000000000000000"
+				   "0200000000000000000000000000000000000000000000001800000000000000"
+				   "02000000000000000200000000000000" "81000000c7000000");
+	h[1] = bf_hash_int64(42, 0);
+	worked_example("'hello' and 42, scheme 1", 1, 64, 8, h, 2, &world,
+				   "424c4d4601050100080000000100000000000000000000004000000000000000"
+				   "0200000000000000000000000000000000000000000000001800000000000000"
+				   "02000000000000000200000000000000" "00000000c7620000");
+	for (i = 0; i < 5; i++)
+		h[i] = bf_hash_integer(i + 1, 0);
+	worked_example("1 to 5, growing", 2, 16, 4, h, 5, NULL,
+				   "424c4d4601050200040000000200000000000000000000003000000000000000"
+				   "0500000000000000000000000000000000000000000000003000000000000000"
+				   "01000000000000000400000000000000" "4b51000000000000"
+				   "02000000000000000100000000000000" "00000d0000000000");
+	for (i = 0; i < 5; i++)
+		h[i] = bf_hash_int64(i + 1, 0);
+	worked_example("1 to 5, growing, scheme 1", 1, 16, 4, h, 5, NULL,
+				   "424c4d4601050100040000000200000000000000000000003000000000000000"
+				   "0500000000000000000000000000000000000000000000003000000000000000"
+				   "01000000000000000400000000000000" "7c8e000000000000"
+				   "02000000000000000100000000000000" "0000060000000000");
+	check_group_end();
+}
+
 int
 main(void)
 {
@@ -1621,5 +1705,6 @@ main(void)
 	test_sets();
 	test_union_sets();
 	test_union_random();
+	test_worked_examples();
 	return check_summary("test_cuckoo");
 }
