@@ -25,6 +25,24 @@ vname(bf_variant v)
 	return v == BF_BLOCKED ? "blocked" : "classic";
 }
 
+/*
+ * The keys: check_key's (integers and URLs, hashed by XXH3-128 as scheme 1
+ * hashes them), or, for hash scheme 2's integers, integer_key
+ */
+static bf_hash (*test_key) (unsigned long long i, int stranger,
+							uint64_t seed) = check_key;
+
+/*
+ * Consecutive integers hashed as hash scheme 2 hashes them (bf_hash_integer):
+ * key i is the integer i, stranger i the integer -(i + 1), so that members
+ * and strangers are neighbours, the structure a weak mix would show
+ */
+static bf_hash
+integer_key(unsigned long long i, int stranger, uint64_t seed)
+{
+	return bf_hash_integer(stranger ? -(int64_t) i - 1 : (int64_t) i, seed);
+}
+
 static double
 seconds_since(clock_t start)
 {
@@ -87,16 +105,16 @@ measure(bf_variant v, uint64_t n, double p, uint64_t probes, uint64_t stride,
 	if (r == 0)
 		return;
 	for (i = 0; i < n; i++)
-		bf_add(&b.f, check_key(i, 0, b.f.seed));
+		bf_add(&b.f, test_key(i, 0, b.f.seed));
 	t_add = seconds_since(t0);
 	for (i = 0; i < n; i += stride)
 	{
-		missing += !bf_contains(&b.f, check_key(i, 0, b.f.seed));
+		missing += !bf_contains(&b.f, test_key(i, 0, b.f.seed));
 		looked++;
 	}
 	t0 = clock();
 	for (i = 0; i < probes; i++)
-		positives += bf_contains(&b.f, check_key(i, 1, b.f.seed));
+		positives += bf_contains(&b.f, test_key(i, 1, b.f.seed));
 	t_probe = seconds_since(t0);
 
 	model = bf_filter_model_fpr(&b.f, (double) n);
@@ -160,6 +178,31 @@ test_fpr(int quick)
 	 */
 	for (v = 0; v < 2; v++)
 		measure(vs[v], 2000, 0.01, quick ? 200000 : 1000000, 1, 0);
+	check_group_end();
+}
+
+/*
+ * The same judgement for consecutive integers hashed by hash scheme 2
+ * (bf_hash_integer, two finalisers of the value instead of XXH3): the
+ * layouts take their block, bits and positions from its two halves, which
+ * must serve as well as XXH3's
+ */
+static void
+test_fpr_integers(int quick)
+{
+	static const bf_variant vs[] = {BF_BLOCKED, BF_CLASSIC};
+	static const double ps[] = {0.01, 0.001};
+	uint64_t	n = quick ? 100000 : 1000000;
+	size_t		v,
+				j;
+
+	check_group(quick ? "integers by bf_hash_integer: FPR within 4 SE (n = 1e5)" :
+				"integers by bf_hash_integer: FPR within 4 SE (n = 1e6)");
+	test_key = integer_key;
+	for (v = 0; v < 2; v++)
+		for (j = 0; j < 2; j++)
+			measure(vs[v], n, ps[j], n, 1, 1);
+	test_key = check_key;
 	check_group_end();
 }
 
@@ -465,6 +508,7 @@ main(void)
 	int			big = !quick && check_env_set("BF_TEST_BIG");
 
 	test_fpr(quick);
+	test_fpr_integers(quick);
 	test_wide(quick);
 	test_determinism();
 	if (big)

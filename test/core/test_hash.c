@@ -1,11 +1,14 @@
 /*
  * test_hash.c
- *		Core unit tests: element hashing (hash scheme 1, XXH3-128 with seed).
+ *		Core unit tests: element hashing.  XXH3-128 with seed of canonical
+ *		bytes (both hash schemes; integers in scheme 1: bf_hash_int64), and
+ *		scheme 2's hash of integers, two 64-bit finalisers (bf_hash_integer).
  *
- * The expected values come from two places: xxHash itself, called here
- * directly, and constants printed once and written down, so that a change
- * of hashing (which would make every stored filter unreadable) fails even
- * if the library and the core changed together.
+ * The expected values come from two places: xxHash itself and the
+ * finaliser written out here from STORAGE.md section 5, and constants
+ * computed once independently (in Python) and written down, so that a
+ * change of hashing (which would make every stored filter unreadable) fails
+ * even if the library and the core changed together.
  */
 #include <math.h>
 #include <stdint.h>
@@ -264,7 +267,7 @@ test_known_answers(void)
 	};
 	size_t		i;
 
-	check_group("known answers (hash scheme 1)");
+	check_group("known answers (XXH3-128: both schemes; integers in scheme 1)");
 	for (i = 0; i < sizeof(kat) / sizeof(kat[0]); i++)
 	{
 		bf_hash		h = kat[i].int64 ? bf_hash_int64(42, kat[i].seed) :
@@ -281,6 +284,189 @@ test_known_answers(void)
 	check_group_end();
 }
 
+/* ---- hash scheme 2: integers (STORAGE.md section 5) ---- */
+
+/* MurmurHash3's fmix64, as STORAGE.md writes it */
+static uint64_t
+doc_fmix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
+/* lo = fmix64(v XOR seed), hi = fmix64(v XOR seed XOR 0x9e3779b97f4a7c15) */
+static bf_hash
+doc_hash_integer(int64_t v, uint64_t seed)
+{
+	uint64_t	x = (uint64_t) v ^ seed;
+	bf_hash		h;
+
+	h.lo = doc_fmix64(x);
+	h.hi = doc_fmix64(x ^ UINT64_C(0x9e3779b97f4a7c15));
+	return h;
+}
+
+/* STORAGE.md section 5's table of bf_hash_integer, computed in Python */
+static void
+test_integer_known_answers(void)
+{
+	static const struct
+	{
+		int64_t		value;
+		uint64_t	seed;
+		uint64_t	lo,
+					hi;
+	}			kat[] = {
+		{0, 0, UINT64_C(0x0000000000000000), UINT64_C(0x9ca066f1a4ab2eea)},
+		{1, 0, UINT64_C(0xb456bcfc34c2cb2c), UINT64_C(0x25b775faeca8f520)},
+		{42, 0, UINT64_C(0x810879608e4259cc), UINT64_C(0x2d1c8760f8047fc7)},
+		{-1, 0, UINT64_C(0x64b5720b4b825f21), UINT64_C(0x3cd617bbbcc39640)},
+		{42, UINT64_MAX, UINT64_C(0x14e1b569064d7c07), UINT64_C(0x974f2d8fd9a87c28)},
+		{-1, UINT64_MAX, UINT64_C(0x0000000000000000), UINT64_C(0x9ca066f1a4ab2eea)},
+		{INT64_MIN, 0, UINT64_C(0x8f780810af31a493), UINT64_C(0x11c0b7745eb88d61)},
+		{INT64_MAX, 0, UINT64_C(0xabb93df0a930edea), UINT64_C(0xf2a9e4c522cf7451)},
+		{42, 1234567, UINT64_C(0x2bf559ea967aedac), UINT64_C(0xf8ddfa0fd0d12ae1)},
+	};
+	size_t		i;
+
+	check_group("known answers (hash scheme 2's integers)");
+	for (i = 0; i < sizeof(kat) / sizeof(kat[0]); i++)
+	{
+		bf_hash		h = bf_hash_integer(kat[i].value, kat[i].seed);
+
+		printf("     bf_hash_integer(%lld, %llu): lo=%016llx hi=%016llx\n",
+			   (long long) kat[i].value, (unsigned long long) kat[i].seed,
+			   (unsigned long long) h.lo, (unsigned long long) h.hi);
+		CHECK(h.lo == kat[i].lo && h.hi == kat[i].hi,
+			  "bf_hash_integer(%lld, %llu): lo=%016llx hi=%016llx, want "
+			  "lo=%016llx hi=%016llx", (long long) kat[i].value,
+			  (unsigned long long) kat[i].seed, (unsigned long long) h.lo,
+			  (unsigned long long) h.hi, (unsigned long long) kat[i].lo,
+			  (unsigned long long) kat[i].hi);
+	}
+	/* the finaliser itself, as section 5's table of fmix64 gives it */
+	CHECK(bf_fmix64(1) == UINT64_C(0xb456bcfc34c2cb2c) &&
+		  bf_fmix64(UINT64_C(0x123456789abcdef0)) == UINT64_C(0x18b8c062f6f42398) &&
+		  bf_fmix64(0) == 0, "bf_fmix64 differs from STORAGE.md section 5");
+	check_group_end();
+}
+
+static void
+test_integer_hash(void)
+{
+	static const int64_t values[] = {
+		0, 1, 2, 42, 255, 256, -1, -2, -42, INT64_MAX, INT64_MIN,
+		INT64_C(0x0102030405060708), INT64_C(2147483647),
+		INT64_C(-2147483648), INT64_C(4294967296),
+		(int64_t) UINT64_C(0x9e3779b97f4a7c15)
+	};
+	const size_t nvalues = sizeof(values) / sizeof(values[0]);
+	unsigned long formula = 0,
+				like_xxh3 = 0,
+				seeds_agree = 0,
+				values_agree = 0;
+	uint64_t	rng = 2026;
+	size_t		i,
+				j,
+				s,
+				t;
+
+	check_group("integers under hash scheme 2: the documented formula");
+	for (i = 0; i < nvalues; i++)
+		for (s = 0; s < NSEEDS; s++)
+		{
+			bf_hash		h = bf_hash_integer(values[i], seeds[s]);
+
+			formula += !same(h, doc_hash_integer(values[i], seeds[s]));
+			/* not scheme 1's hash: XXH3 of the 8 bytes */
+			like_xxh3 += h.lo == bf_hash_int64(values[i], seeds[s]).lo ||
+				h.hi == bf_hash_int64(values[i], seeds[s]).hi;
+			for (t = 0; t < s; t++)
+			{
+				bf_hash		g = bf_hash_integer(values[i], seeds[t]);
+
+				seeds_agree += (h.lo == g.lo) + (h.hi == g.hi);
+			}
+			for (j = 0; j < i; j++)
+			{
+				bf_hash		g = bf_hash_integer(values[j], seeds[s]);
+
+				values_agree += (h.lo == g.lo) + (h.hi == g.hi);
+			}
+		}
+	for (i = 0; i < 100000; i++)
+	{
+		int64_t		v = (int64_t) check_random(&rng);
+		uint64_t	seed = check_random(&rng);
+
+		formula += !same(bf_hash_integer(v, seed), doc_hash_integer(v, seed));
+	}
+	CHECK(formula == 0, "%lu hashes differ from STORAGE.md's formula", formula);
+	CHECK(like_xxh3 == 0, "%lu halves equal scheme 1's (XXH3 of 8 bytes)",
+		  like_xxh3);
+	/* fmix64 is a bijection: another seed or value moves both halves */
+	CHECK(seeds_agree == 0, "%lu halves equal under different seeds",
+		  seeds_agree);
+	CHECK(values_agree == 0, "%lu halves equal for different values",
+		  values_agree);
+	check_group_end();
+}
+
+/*
+ * Consecutive integers, the keys most columns hold, through bf_hash_integer:
+ * every bit of both halves set for about half of them, and the halves never
+ * equal (a blocked filter takes its block from hi and its bits from lo)
+ */
+static void
+test_integer_bit_balance(void)
+{
+	const int	n = 100000;
+	unsigned long ones[128];
+	unsigned long halves_equal = 0;
+	int			i,
+				b,
+				worst = 0;
+	double		worst_dev = 0.0;
+
+	check_group("hash scheme 2's integers: output bits are balanced");
+	memset(ones, 0, sizeof(ones));
+	for (i = 0; i < n; i++)
+	{
+		/* 0, -1, 1, -2, 2, ...: both signs, consecutive */
+		bf_hash		h = bf_hash_integer(i % 2 ? -(int64_t) (i / 2) - 1 :
+										(int64_t) (i / 2), 0);
+
+		halves_equal += h.lo == h.hi;
+		for (b = 0; b < 64; b++)
+		{
+			ones[b] += (h.lo >> b) & 1;
+			ones[64 + b] += (h.hi >> b) & 1;
+		}
+	}
+	for (b = 0; b < 128; b++)
+	{
+		double		dev = ((double) ones[b] - n / 2.0) / (0.5 * sqrt((double) n));
+
+		if (dev < 0)
+			dev = -dev;
+		if (dev > worst_dev)
+		{
+			worst_dev = dev;
+			worst = b;
+		}
+	}
+	CHECK(worst_dev < 6.0, "bit %d of the %s half is set %lu times in %d",
+		  worst % 64, worst < 64 ? "low" : "high", ones[worst], n);
+	CHECK(halves_equal == 0, "%lu keys with equal halves", halves_equal);
+	printf("     most unbalanced output bit: %.2f standard deviations\n",
+		   worst_dev);
+	check_group_end();
+}
+
 int
 main(void)
 {
@@ -289,5 +475,8 @@ main(void)
 	test_bytes_against_xxh3();
 	test_seeds();
 	test_bit_balance();
+	test_integer_known_answers();
+	test_integer_hash();
+	test_integer_bit_balance();
 	return check_summary("test_hash");
 }
