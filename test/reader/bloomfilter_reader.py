@@ -3,9 +3,10 @@ bloomfilter_reader.py - an independent reader of bloomfilter values.
 
 Written from STORAGE.md alone, as a check that the document is enough to
 read a filter without PostgreSQL: it parses and validates the 64-byte
-header, hashes canonical bytes with XXH3-128, and answers membership for the
-blocked and classic layouts, of either hash scheme (1: releases 1.0 and 1.1;
-2: release 1.2 on).  It never writes filters.
+header, hashes elements (canonical bytes with XXH3-128; under hash scheme 2
+integer elements by two fmix64 finalisers of their value), and answers
+membership for the blocked and classic layouts, of either hash scheme (1:
+releases 1.0 and 1.1; 2: release 1.2 on).  It never writes filters.
 
 Needs Python 3 and the xxhash module (Debian: python3-xxhash), which wraps
 xxHash 0.8's XXH3_128bits_withSeed.
@@ -15,14 +16,20 @@ xxHash 0.8's XXH3_128bits_withSeed.
     f = r.Filter.from_hex(hex_string)     # encode(f::bytea, 'hex')
     f = r.Filter.from_text(base64_text)   # f::text
     f.hash_scheme                         # 1 or 2
-    f.contains(r.canonical_int(42))
-    f.contains(r.canonical_text("hello"))
+    f.contains(r.canonical_text("hello")) # an element by its canonical bytes
+    f.contains_int(42)                    # an integer, by the filter's scheme
     f.contains_value(42)                  # the same, from a Python value
     f.contains_value(Decimal("2.50"))     # numeric, by the filter's scheme
     f.contains(r.canonical_interval(1, 0, 0))   # scheme 2's '1 mon'
 
+f.contains(bytes) hashes the bytes by XXH3-128: right for every element of
+a scheme-1 filter and every element of a scheme-2 filter but an integer (of
+any width, or a numeric that is one), which scheme 2 hashes by
+integer_hash; contains_int, contains_numeric and contains_value know that.
+
 Run as a script to print a filter's header and the positions an element
-maps to (the scheme-2 forms: num, float, float4, interval, inet, jsonb):
+maps to (int and num by the filter's scheme; the scheme-2 forms: num, float,
+float4, interval, inet, jsonb):
     python3 bloomfilter_reader.py FILTER_HEX [text:STR | int:N | hex:HEX | uuid:U
         | num:DECIMAL | float:X | float4:X | interval:MONTHS,DAYS,MICROSECONDS
         | inet:ADDR[/BITS] | jsonb:JSON] ...
@@ -45,8 +52,9 @@ MASK64 = (1 << 64) - 1
 MAGIC = b"BLMF"
 HEADER_SIZE = 64
 FORMAT_VERSION = 1
-# Hash schemes (header byte 6): both hash with XXH3-128 seeded by the
-# filter's seed and differ in the canonical bytes of some types
+# Hash schemes (header byte 6): both hash canonical bytes with XXH3-128
+# seeded by the filter's seed and differ in the canonical bytes of some
+# types; scheme 2 hashes integer elements by integer_hash instead
 HASH_XXH3_128 = 1               # releases 1.0 and 1.1
 HASH_EQUALITY = 2               # release 1.2 on: by each type's equality
 HASH_SCHEMES = (HASH_XXH3_128, HASH_EQUALITY)
@@ -78,7 +86,8 @@ class FormatError(ValueError):
 # ---- canonical bytes (STORAGE.md, "Canonical bytes of elements") ----------
 
 def canonical_int(value):
-    """smallint, integer, bigint: 8-byte little-endian two's complement."""
+    """smallint, integer, bigint: 8-byte little-endian two's complement (the
+    bytes scheme 1 hashes, and both schemes put into containers)."""
     if not -(1 << 63) <= value < (1 << 63):
         raise ValueError("integer out of bigint range: %r" % (value,))
     return struct.pack("<q", value)
@@ -181,8 +190,9 @@ def canonical_multirange(ranges):
 
 
 # Hash scheme 2 (STORAGE.md section 6.3): the types whose = is not equality
-# of their scheme-1 bytes get canonical forms of their own.  Integers, text,
-# bytea, uuid and the containers above are the same under both schemes.
+# of their scheme-1 bytes get canonical forms of their own.  Text, bytea,
+# uuid and the containers above are the same under both schemes; integers
+# keep their bytes (in containers) but are hashed by integer_hash.
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 FLOAT_NAN_BITS = 0x7FF8000000000000
@@ -224,15 +234,26 @@ def numeric_text(value):
     return s
 
 
-def canonical_numeric(value):
-    """numeric (scheme 2): an integer that int64 holds as the integers'
-    8 bytes (so 1.0::numeric is 1::int), else the ASCII of numeric_text."""
+def numeric_integer(value):
+    """The integer a numeric is, when int64 holds it (whatever its scale:
+    1.000 is 1), else None (fractions, larger integers, NaN, infinities)."""
     s = numeric_text(value)
     if s.lstrip("-").isdigit():
         n = int(s)
         if INT64_MIN <= n <= INT64_MAX:
-            return canonical_int(n)
-    return s.encode("ascii")
+            return n
+    return None
+
+
+def canonical_numeric(value):
+    """numeric (scheme 2): an integer that int64 holds as the integers'
+    8 bytes (so 1.0::numeric is 1::int), else the ASCII of numeric_text.
+    As an element, an integral numeric is hashed by integer_hash
+    (numeric_hash); these bytes are its form inside a container."""
+    n = numeric_integer(value)
+    if n is not None:
+        return canonical_int(n)
+    return numeric_text(value).encode("ascii")
 
 
 def canonical_float(value, single=False):
@@ -363,7 +384,9 @@ def canonical(value, encoding="utf-8", scheme=HASH_EQUALITY):
     """Canonical bytes, by hash scheme 'scheme', of a Python value standing
     for an SQL value: int (smallint, integer, bigint), str (text), bytes
     (bytea), uuid.UUID, bool (boolean's send form, both schemes); scheme 2
-    also Decimal (numeric), float (float8) and ipaddress objects (inet)."""
+    also Decimal (numeric), float (float8) and ipaddress objects (inet).
+    These are the bytes of a part of a container; to hash an element use
+    value_hash (scheme 2 hashes integer elements by integer_hash)."""
     if scheme not in HASH_SCHEMES:
         raise ValueError("unknown hash scheme %r" % (scheme,))
     if isinstance(value, bool):
@@ -393,11 +416,68 @@ def canonical(value, encoding="utf-8", scheme=HASH_EQUALITY):
 
 # ---- hashing (STORAGE.md, "Hashing") --------------------------------------
 
+GOLDEN64 = 0x9E3779B97F4A7C15
+
+
 def element_hash(data, seed):
-    """Both hash schemes: XXH3-128 of the canonical bytes seeded by the
-    filter's seed; returns (lo, hi)."""
+    """Both hash schemes (section 5.1): XXH3-128 of the canonical bytes
+    seeded by the filter's seed; returns (lo, hi).  Not for an integer
+    element of a scheme-2 filter (integer_hash)."""
     h = xxhash.xxh3_128_intdigest(bytes(data), seed=seed & MASK64)
     return h & MASK64, h >> 64
+
+
+def fmix64(x):
+    """MurmurHash3's 64-bit finaliser (section 5.2)."""
+    x &= MASK64
+    x ^= x >> 33
+    x = (x * 0xFF51AFD7ED558CCD) & MASK64
+    x ^= x >> 33
+    x = (x * 0xC4CEB9FE1A85EC53) & MASK64
+    x ^= x >> 33
+    return x
+
+
+def integer_hash(value, seed):
+    """Hash scheme 2's hash of an integer element (section 5.3): any width,
+    or a numeric that is an integer int64 holds.  x = value XOR seed (the
+    value's 64-bit two's complement pattern); lo = fmix64(x), hi =
+    fmix64(x XOR 0x9e3779b97f4a7c15).  Returns (lo, hi)."""
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise ValueError("integer out of bigint range: %r" % (value,))
+    x = (value & MASK64) ^ (seed & MASK64)
+    return fmix64(x), fmix64(x ^ GOLDEN64)
+
+
+def int_hash(value, seed, scheme):
+    """An integer element (smallint, integer, bigint) by hash scheme
+    'scheme': XXH3-128 of its 8 bytes (1), integer_hash (2)."""
+    if scheme == HASH_XXH3_128:
+        return element_hash(canonical_int(value), seed)
+    if scheme == HASH_EQUALITY:
+        return integer_hash(value, seed)
+    raise ValueError("unknown hash scheme %r" % (scheme,))
+
+
+def numeric_hash(value, seed):
+    """A numeric element of a scheme-2 filter: integer_hash of the integer
+    it is (when int64 holds it), else XXH3-128 of its normalised text.
+    (Scheme 1 hashed numeric's send form, which this reader does not
+    compose.)"""
+    n = numeric_integer(value)
+    if n is not None:
+        return integer_hash(n, seed)
+    return element_hash(numeric_text(value).encode("ascii"), seed)
+
+
+def value_hash(value, seed, scheme=HASH_EQUALITY, encoding="utf-8"):
+    """(lo, hi) of a Python value standing for an SQL element (as
+    canonical() takes them), by hash scheme 'scheme'."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return int_hash(value, seed, scheme)
+    if isinstance(value, decimal.Decimal) and scheme == HASH_EQUALITY:
+        return numeric_hash(value, seed)
+    return element_hash(canonical(value, encoding, scheme), seed)
 
 
 def mulhi64(a, b):
@@ -478,12 +558,29 @@ class Filter:
         return all(self.bit(p) for p in self.positions(lo, hi))
 
     def contains(self, canonical_bytes):
-        """Membership of an element given by its canonical bytes."""
+        """Membership of an element given by its canonical bytes, hashed by
+        XXH3-128: every element but, in a scheme-2 filter, an integer
+        (contains_int, contains_numeric)."""
         return self.contains_hash(*element_hash(canonical_bytes, self.seed))
+
+    def contains_int(self, value):
+        """Membership of an integer element (smallint, integer, bigint), by
+        the filter's hash scheme."""
+        return self.contains_hash(*int_hash(value, self.seed, self.hash_scheme))
+
+    def contains_numeric(self, value):
+        """Membership of a numeric element (a Decimal, an int or its text) in
+        a scheme-2 filter."""
+        if self.hash_scheme != HASH_EQUALITY:
+            raise ValueError("numeric elements of hash scheme %d filters are hashed by "
+                             "their send form, which this reader does not compose"
+                             % self.hash_scheme)
+        return self.contains_hash(*numeric_hash(value, self.seed))
 
     def contains_value(self, value, encoding="utf-8"):
         """Membership of a Python value, by the filter's hash scheme."""
-        return self.contains(canonical(value, encoding, self.hash_scheme))
+        return self.contains_hash(*value_hash(value, self.seed, self.hash_scheme,
+                                              encoding))
 
     def bits_set(self):
         return sum(bin(b).count("1") for b in self.payload)
@@ -584,19 +681,28 @@ def blocked_fpr(bits, items, hashes):
 
 # ---- command line ----------------------------------------------------------
 
-def _parse_element(arg):
+def _parse_element(arg, f):
+    """(canonical bytes, (lo, hi)) of a command-line element for filter f"""
     kind, _, rest = arg.partition(":")
+    if kind == "int":
+        n = int(rest)
+        return canonical_int(n), int_hash(n, f.seed, f.hash_scheme)
+    if kind == "num":
+        if f.hash_scheme != HASH_EQUALITY:
+            raise SystemExit("num: a scheme-1 filter hashes numeric by its send form; pass hex:")
+        return canonical_numeric(rest), numeric_hash(rest, f.seed)
+    data = _element_bytes(kind, rest)
+    return data, element_hash(data, f.seed)
+
+
+def _element_bytes(kind, rest):
     if kind == "text":
         return canonical_text(rest)
-    if kind == "int":
-        return canonical_int(int(rest))
     if kind == "hex":
         return bytes.fromhex(rest)
     if kind == "uuid":
         return canonical_uuid(rest)
     # the scheme-2 forms
-    if kind == "num":
-        return canonical_numeric(rest)
     if kind in ("float", "float4"):
         return canonical_float(rest, single=kind == "float4")
     if kind == "interval":
@@ -617,8 +723,7 @@ def main(argv):
     f = Filter.from_hex(argv[1])
     print(f.describe())
     for arg in argv[2:]:
-        data = _parse_element(arg)
-        lo, hi = element_hash(data, f.seed)
+        data, (lo, hi) = _parse_element(arg, f)
         pos = f.positions(lo, hi)
         print("%s: bytes %s  lo %016x  hi %016x" % (arg, data.hex(), lo, hi))
         if f.variant == VARIANT_BLOCKED:
@@ -626,7 +731,7 @@ def main(argv):
                   % (pos[0] // BLOCK_BITS, [p % BLOCK_BITS for p in pos]))
         else:
             print("  positions %s" % pos)
-        print("  contains: %s" % f.contains(data))
+        print("  contains: %s" % f.contains_hash(lo, hi))
 
 
 if __name__ == "__main__":
