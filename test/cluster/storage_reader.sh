@@ -2,11 +2,13 @@
 # test/cluster/storage_reader.sh - STORAGE.md is enough to read a filter.
 #
 # test/reader/bloomfilter_reader.py was written from STORAGE.md alone.  This test builds
-# filters of the blocked and classic variants in SQL over a few thousand text, integer (int2,
-# int4, int8), bytea and uuid items (hashed alike by both hash schemes; a few filters are of
-# scheme 1, as releases 1.0 and 1.1 built them), and over numeric, float8, float4, interval,
-# inet, cidr, jsonb and hstore items (scheme 2's own forms, STORAGE.md section 6.3), exports
-# f::bytea, f::text and the extension's own @> answers, and checks with the reader that:
+# filters of the blocked and classic variants in SQL over a few thousand text, bytea and uuid
+# items (hashed alike by both hash schemes), integer (int2, int4, int8) items (scheme 2 hashes
+# integer elements by two fmix64 finalisers, scheme 1 by XXH3-128 of their 8 bytes: STORAGE.md
+# section 5; a few filters are of scheme 1, as releases 1.0 and 1.1 built them), and numeric,
+# float8, float4, interval, inet, cidr, jsonb and hstore items (scheme 2's own forms, section
+# 6.3), exports f::bytea, f::text and the extension's own @> answers, and checks with the
+# reader that:
 #   - the header fields it parses agree with what SQL built (variant, hash scheme, bits,
 #     hashes, seed, items, expected_items, target_fpr, length; text form = base64 of the same
 #     bytes);
@@ -19,14 +21,19 @@
 #     hashes under the schemes each is for (every type class of section 6: scalars, text-form
 #     types, send forms, and arrays, records, ranges and multiranges, whose bytes the reader
 #     also composes from their parts by the rules of section 6.2, and scheme 2's forms, which
-#     it composes by section 6.3), and the hex dumps of its worked examples are what the
-#     extension writes;
+#     it composes by section 6.3), and so is its table of scheme 2's integer elements (10.9,
+#     hashed from the value by section 5.3);
+#   - the hex dumps of its worked examples are what the extension writes; built as scheme-1
+#     filters, those of text alone differ in byte 6 alone, and the blocked and classic ones
+#     hold exactly the bits the reader derives from their elements, by each scheme; its text
+#     forms are the base64 of examples;
 #   - the reader and the extension accept and reject the same crafted headers, for the same
 #     reason (STORAGE.md section 3).
 #
 # Runs against the server the PG* environment variables point at, where the extension is
-# installed (CREATE EXTENSION is done here, in a database of its own that is dropped at the
-# end).  Needs /usr/bin/python3 with the xxhash module (Debian: python3-xxhash).
+# installed (CREATE EXTENSION is done here, in a UTF-8 database of its own, named after
+# $PGDATABASE when that is set, and dropped at the end).  Needs /usr/bin/python3 with the
+# xxhash module (Debian: python3-xxhash).
 # Prints one PASS or FAIL line; exits non-zero on failure.
 
 set -euo pipefail
@@ -36,7 +43,8 @@ ROOT=${BF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 PY=/usr/bin/python3
 export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the source tree
 READER_DIR=$ROOT/test/reader
-DB=bf_reader_test
+# (after PGDATABASE, so that runs in different databases of one server do not collide)
+DB=${PGDATABASE:+${PGDATABASE:0:40}_}bf_reader_test
 
 
 if ! "$PY" -c 'import xxhash' 2>/dev/null; then
@@ -47,15 +55,15 @@ fi
 WORK=$(mktemp -d -t bf-storage-reader.XXXXXX)
 cleanup() {
 	rm -rf "$WORK"
-	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS \"$DB\"" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
 
 # UTF-8 regardless of the cluster's default, so that non-ASCII text hashes as UTF-8
 PGOPTIONS="-c client_min_messages=warning" q -d postgres \
-	-c "DROP DATABASE IF EXISTS $DB" \
-	-c "CREATE DATABASE $DB TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'" ||
+	-c "DROP DATABASE IF EXISTS \"$DB\"" \
+	-c "CREATE DATABASE \"$DB\" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'" ||
 	die "could not create database $DB"
 export PGDATABASE=$DB PGCLIENTENCODING=UTF8
 
@@ -297,7 +305,7 @@ FROM (VALUES ('blocked'), ('classic')) v(variant);
 SQL
 
 	# probes: each case against the values of its own column; integer cases also against
-	# the other integer widths (same canonical bytes, so members are found at any width)
+	# the other integer widths (the same value hashes alike at any width, in either scheme)
 	for spec in $types; do
 		IFS=: read -r ty col ptype <<<"$spec"
 		case $ty in

@@ -8,9 +8,12 @@ answers.  Subcommands (all files in WORKDIR):
   vectors-sql STORAGE.md WORKDIR   write vectors.sql: the SQL elements of
                                    STORAGE.md's canonical-vectors tables,
                                    each added to an empty filter of each
-                                   hash scheme its table is for
+                                   hash scheme its table is for, and those
+                                   of its integer-vectors table (scheme 2)
   examples-sql STORAGE.md WORKDIR  write examples.sql: the queries of the
-                                   worked examples (section 10)
+                                   worked examples (sections 10 to 13), each
+                                   run as written (scheme 2) and from an
+                                   empty filter of scheme 1
   mutations WORKDIR                read bases.csv, write mutations.csv:
                                    hostile variants of valid filters
   check STORAGE.md WORKDIR         read every export, check, print a report;
@@ -18,8 +21,11 @@ answers.  Subcommands (all files in WORKDIR):
   composed-rows SCHEME             print the rows of the tables that the
                                    reader composes, by hash scheme SCHEME
                                    (markdown)
+  integer-rows                     print the rows of the integer-vectors
+                                   table (scheme 2's integer hash; markdown)
 """
 
+import base64
 import csv
 import json
 import os
@@ -105,9 +111,6 @@ COMPOSED_VECTORS = {
 
 # Scheme 2's own forms (the examples of sql/element_encoding.sql among them)
 SCHEME2_VECTORS = {
-    "42::numeric": lambda: _num(42),
-    "1.000::numeric": lambda: _num("1.000"),
-    "'-9223372036854775808.0'::numeric": lambda: _num("-9223372036854775808.0"),
     "9223372036854775808::numeric": lambda: _num("9223372036854775808"),
     "2.50::numeric": lambda: _num("2.50"),
     "'-0.0010'::numeric": lambda: _num("-0.0010"),
@@ -133,6 +136,24 @@ SCHEME2_VECTORS = {
 }
 
 
+# Scheme 2's integer elements (STORAGE.md section 10.9, hashed by section 5.3):
+# the value the reader takes each for
+_nint = reader.numeric_integer
+INTEGER_VECTORS = {
+    "42::smallint": lambda: 42,
+    "42::integer": lambda: 42,
+    "42::bigint": lambda: 42,
+    "(-1)::integer": lambda: -1,
+    "(-32768)::smallint": lambda: -32768,
+    "7::storage_posint": lambda: 7,
+    "42::numeric": lambda: _nint(42),
+    "1.000::numeric": lambda: _nint("1.000"),
+    "'-0.000'::numeric": lambda: _nint("-0.000"),
+    "'-9223372036854775808.0'::numeric": lambda: _nint("-9223372036854775808.0"),
+    "9223372036854775807::numeric": lambda: _nint("9223372036854775807"),
+}
+
+
 def composed(expr, scheme):
     """The reader's bytes for a row of the tables, or None without a rule."""
     if expr in COMPOSED_VECTORS:
@@ -147,11 +168,23 @@ def read_csv(path):
         return list(csv.reader(fh))
 
 
+def probe_hash(probe_type, text, f):
+    """(lo, hi) of an exported probe value for filter f, by f's hash scheme:
+    integers (and, in scheme 2, numerics) by the reader's integer hashing
+    (STORAGE.md section 5), everything else by XXH3-128 of canonical()."""
+    if probe_type in ("int2", "int4", "int8"):
+        return reader.int_hash(int(text), f.seed, f.hash_scheme)
+    if probe_type == "numeric" and f.hash_scheme == reader.HASH_EQUALITY:
+        return reader.numeric_hash(text, f.seed)
+    return reader.element_hash(canonical(probe_type, text), f.seed)
+
+
 def canonical(probe_type, text):
     """Canonical bytes of an exported probe value (STORAGE.md section 6).
-    The types of the first group hash alike under both schemes; the others
-    are scheme 2's forms.  float4, float8 and interval come as the hex of
-    their send form (their exact fields), the others as their text."""
+    The types of the first group hash alike under both schemes (their
+    bytes do); the others are scheme 2's forms.  float4, float8 and
+    interval come as the hex of their send form (their exact fields), the
+    others as their text."""
     if probe_type == "text":
         return reader.canonical_text(text)
     if probe_type in ("int2", "int4", "int8"):
@@ -211,6 +244,29 @@ def storage_vectors(storage_md):
     return rows
 
 
+def integer_vectors(storage_md):
+    """The rows of STORAGE.md's integer-vectors table (scheme 2's integer
+    elements): (SQL element, v, canonical bytes, lo, hi), between
+    <!-- integer-vectors:begin --> and <!-- integer-vectors:end -->."""
+    text = open(storage_md, encoding="utf-8").read()
+    tables = re.findall(r"<!-- integer-vectors:begin -->(.*?)<!-- integer-vectors:end -->",
+                        text, re.S)
+    if len(tables) != 1:
+        raise SystemExit("STORAGE.md has %d integer-vectors tables, not one" % len(tables))
+    rows = []
+    for line in tables[0].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 5 or not re.fullmatch(r"`[0-9a-f]{16}`", cells[3]):
+            continue
+        expr, v, canon, lo, hi = (c.strip("`") for c in cells)
+        rows.append((expr, int(v.replace("\u2212", "-")), canon, lo, hi))
+    if not rows:
+        raise SystemExit("the integer-vectors table of STORAGE.md has no rows")
+    if len({r[0] for r in rows}) != len(rows):
+        raise SystemExit("STORAGE.md's integer-vectors table gives an element twice")
+    return rows
+
+
 def empty_filter(variant, bits, k, scheme):
     """SQL for an empty filter of this hash scheme: scheme 2 as the
     extension creates it, scheme 1 with its header byte set (as releases
@@ -232,17 +288,27 @@ def cmd_vectors_sql(storage_md, workdir):
                 values.append("(%d, %d, '%s', encode((%s || %s)::bytea, 'hex'))"
                               % (i, scheme, variant, empty_filter(variant, bits, k, scheme),
                                  expr))
+    ints = []
+    for i, (expr, _v, _hex, _lo, _hi) in enumerate(integer_vectors(storage_md)):
+        for variant, bits, k in VECTOR_FILTERS:
+            ints.append("(%d, '%s', encode((%s || %s)::bytea, 'hex'))"
+                        % (i, variant, empty_filter(variant, bits, k, reader.HASH_EQUALITY),
+                           expr))
     with open(os.path.join(workdir, "vectors.sql"), "w", encoding="utf-8") as fh:
         fh.write(VECTOR_TYPES)
         fh.write("CREATE TABLE vectors AS SELECT * FROM (VALUES\n%s\n) v(i, scheme, variant, hex);\n"
                  % ",\n".join(values))
         fh.write("\\copy vectors TO '%s' WITH (FORMAT csv)\n"
                  % os.path.join(workdir, "vectors.csv"))
+        fh.write("CREATE TABLE int_vectors AS SELECT * FROM (VALUES\n%s\n) v(i, variant, hex);\n"
+                 % ",\n".join(ints))
+        fh.write("\\copy int_vectors TO '%s' WITH (FORMAT csv)\n"
+                 % os.path.join(workdir, "int_vectors.csv"))
 
 
 def storage_examples(storage_md):
-    """(query, {offset: byte}, complete) for each worked example of section 10:
-    an sql block followed by a hex dump."""
+    """(query, {offset: byte}, complete) for each worked example of sections
+    10 to 13: an sql block followed by a hex dump."""
     text = open(storage_md, encoding="utf-8").read()
     text = text[text.index("## 10. Worked examples"):]
     out = []
@@ -465,7 +531,7 @@ def check_probes(workdir, filters, rep):
             if f is None:
                 continue
             sql = sql_answer == "t"
-            mine = f.contains(canonical(probe_type, value))
+            mine = f.contains_hash(*probe_hash(probe_type, value, f))
             case = by_case.setdefault(name, [0, 0, 0, 0])
             if role in ("member", "equal"):
                 stats["members"] += 1
@@ -522,8 +588,20 @@ def check_vectors(storage_md, workdir, rep):
     for expr in SCHEME2_VECTORS:
         rep.check((expr, reader.HASH_EQUALITY) in table,
                   "STORAGE.md's canonical-vectors tables have no row for %s under scheme 2" % expr)
+    ints = integer_vectors(storage_md)
+    int_exprs = {r[0] for r in ints}
+    rep.check(int_exprs == set(INTEGER_VECTORS),
+              "STORAGE.md's integer-vectors table has %s, the reader knows %s"
+              % (sorted(int_exprs - set(INTEGER_VECTORS)), sorted(set(INTEGER_VECTORS) - int_exprs)))
+    for expr in int_exprs:
+        rep.check((expr, reader.HASH_EQUALITY) not in table,
+                  "STORAGE.md gives the integer element %s scheme-2 bytes to hash" % expr)
     ncomposed = 0
     for (expr, s), canon_hex in sorted(table.items()):
+        # an element of scheme 1's table only has its scheme-2 form in 10.8 or 10.9
+        if s == reader.HASH_XXH3_128 and (expr, reader.HASH_EQUALITY) not in table:
+            rep.check(expr in int_exprs,
+                      "STORAGE.md vector %s: scheme 1 only, and no scheme-2 row" % expr)
         mine = composed(expr, s)
         if mine is None:
             # every scheme-2 row that differs from scheme 1 has a rule here
@@ -562,29 +640,124 @@ def check_vectors(storage_md, workdir, rep):
                           "the bytes %s give %s"
                           % (expr, variant, scheme, sorted(have)[:8], canon_hex or "(empty)",
                              sorted(want)[:8]))
-    return len(rows), nchecked, ncomposed
+    # scheme 2's integers: the value, its bytes in a container and its hash by
+    # section 5.3, and the bits the extension sets for it
+    got = {}
+    for i, variant, hexdata in read_csv(os.path.join(workdir, "int_vectors.csv")):
+        got[(int(i), variant)] = reader.Filter.from_hex(hexdata)
+    for i, (expr, v, canon_hex, lo_hex, hi_hex) in enumerate(ints):
+        if expr in INTEGER_VECTORS:
+            rep.check(INTEGER_VECTORS[expr]() == v,
+                      "STORAGE.md integer vector %s: the table says %d, the reader %r"
+                      % (expr, v, INTEGER_VECTORS[expr]()))
+        rep.check(canon_hex == reader.canonical_int(v).hex(),
+                  "STORAGE.md integer vector %s: bytes %s, the reader's %s"
+                  % (expr, canon_hex, reader.canonical_int(v).hex()))
+        lo, hi = reader.integer_hash(v, 0)
+        rep.check((lo, hi) == (int(lo_hex, 16), int(hi_hex, 16)),
+                  "STORAGE.md integer vector %s: the integer hash of %d is lo %016x hi %016x, "
+                  "the table says %s %s" % (expr, v, lo, hi, lo_hex, hi_hex))
+        # not XXH3 of its bytes: a reader that hashed them would miss the element
+        rep.check((lo, hi) != reader.element_hash(reader.canonical_int(v), 0),
+                  "STORAGE.md integer vector %s: hashes as its bytes" % expr)
+        for variant, _bits, _k in VECTOR_FILTERS:
+            f = got.get((i, variant))
+            if not rep.check(f is not None, "integer vector %s: no %s filter exported"
+                             % (expr, variant)):
+                continue
+            rep.check(f.hash_scheme == reader.HASH_EQUALITY,
+                      "integer vector %s: the %s filter says hash scheme %d"
+                      % (expr, variant, f.hash_scheme))
+            want = set(f.positions(*reader.integer_hash(v, f.seed)))
+            have = {b for b in range(f.bits) if f.bit(b)}
+            nchecked += 1
+            rep.check(have == want,
+                      "STORAGE.md integer vector %s (%s): the extension set bits %s, the value %d "
+                      "gives %s" % (expr, variant, sorted(have)[:8], v, sorted(want)[:8]))
+    return len(rows) + len(ints), nchecked, ncomposed
+
+
+# An element a worked example's query adds: an operand of || (text or an
+# integer of any width) or an integer of an ARRAY[...] given to
+# bloomfilter_add_all
+_EXAMPLE_TEXT = re.compile(r"'((?:[^']|'')*)'::text")
+_EXAMPLE_INT = re.compile(r"\(?(-?[0-9]+)\)?(?:::(?:smallint|integer|bigint))?(?![\w.])")
+
+
+def example_elements(query):
+    """The elements a worked example's query adds, in order, as ('text', s)
+    or ('int', n); None when an operand is anything else"""
+    out = []
+    for m in re.finditer(r"\|\|\s*", query):
+        rest = query[m.end():]
+        t = _EXAMPLE_TEXT.match(rest)
+        n = _EXAMPLE_INT.match(rest)
+        if t:
+            out.append(("text", t.group(1).replace("''", "'")))
+        elif n:
+            out.append(("int", int(n.group(1))))
+        else:
+            return None
+    for m in re.finditer(r"bloomfilter_add_all\(.*,\s*ARRAY\[([^\]]*)\]\)", query, re.S):
+        for item in m.group(1).split(","):
+            n = _EXAMPLE_INT.fullmatch(item.strip())
+            if not n:
+                return None
+            out.append(("int", int(n.group(1))))
+    return out
+
+
+def element_hash_by(kind, value, f):
+    """(lo, hi) of an example's element for filter f, by f's hash scheme"""
+    if kind == "int":
+        return reader.int_hash(value, f.seed, f.hash_scheme)
+    return reader.element_hash(reader.canonical_text(value), f.seed)
 
 
 def check_examples(storage_md, workdir, rep):
-    """The hex dumps of STORAGE.md's worked examples against the extension."""
+    """The hex dumps of STORAGE.md's worked examples against the extension;
+    each example built as a scheme-1 filter too: the same bytes but byte 6
+    where its elements are text alone, other bits where it holds integers,
+    and for the blocked and classic variants exactly the bits the reader
+    derives from the elements by each build's scheme.  The text forms
+    STORAGE.md gives are the base64 of one of the examples."""
     examples = storage_examples(storage_md)
     got = {}
     for i, h, h1 in read_csv(os.path.join(workdir, "examples.csv")):
         got[int(i)] = bytes.fromhex(h), bytes.fromhex(h1)
+    nread = 0
     for i, (query, dump, complete) in enumerate(examples):
         data, data1 = got.get(i, (None, None))
         if not rep.check(data is not None, "example %d: no output" % (i + 1)):
             continue
-        # the examples hold integers and text: the scheme-1 filter of the same
-        # query differs in byte 6 alone
-        rep.check(len(data1) == len(data) and data1[6] == reader.HASH_XXH3_128
-                  and data1[:6] + data1[7:] == data[:6] + data[7:],
-                  "STORAGE.md example %d (%s): built as a scheme-1 filter, it differs in more "
-                  "than byte 6" % (i + 1, query[:60]))
+        what = "STORAGE.md example %d (%s)" % (i + 1, query[:60])
+        elements = example_elements(query)
+        if not rep.check(elements is not None, "%s: the test cannot tell its elements" % what):
+            continue
+        rep.check(data[6] == reader.HASH_EQUALITY and data1[6] == reader.HASH_XXH3_128,
+                  "%s: hash schemes %d and %d, not 2 and 1" % (what, data[6], data1[6]))
+        if all(kind == "text" for kind, _ in elements):
+            rep.check(len(data1) == len(data) and data1[:6] + data1[7:] == data[:6] + data[7:],
+                      "%s: built as a scheme-1 filter, it differs in more than byte 6" % what)
+        else:
+            rep.check(data1[:6] + data1[7:] != data[:6] + data[7:],
+                      "%s: built as a scheme-1 filter, its integers set the same bits" % what)
+        if data[5] in reader.VARIANT_NAMES:
+            for build in (data, data1):
+                f = reader.Filter.from_bytes(build)
+                want = set()
+                for kind, value in elements:
+                    want.update(f.positions(*element_hash_by(kind, value, f)))
+                have = {b for b in range(f.bits) if f.bit(b)}
+                nread += 1
+                rep.check(have == want,
+                          "%s, scheme %d: the extension set bits %s, the reader derives %s"
+                          % (what, f.hash_scheme, sorted(have - want)[:8],
+                             sorted(want - have)[:8]))
         wrong = [off for off, b in sorted(dump.items())
                  if off >= len(data) or data[off] != b]
-        rep.check(not wrong, "STORAGE.md example %d (%s): the dump differs from the extension at offsets %s"
-                  % (i + 1, query[:60], ["0x%x" % o for o in wrong[:8]]))
+        rep.check(not wrong, "%s: the dump differs from the extension at offsets %s"
+                  % (what, ["0x%x" % o for o in wrong[:8]]))
         if complete:
             rep.check(len(dump) == len(data),
                       "STORAGE.md example %d: the dump shows %d bytes, the extension wrote %d"
@@ -592,7 +765,14 @@ def check_examples(storage_md, workdir, rep):
         else:
             rep.check(not any(data[len(dump):]),
                       "STORAGE.md example %d: the elided bytes are not all zero" % (i + 1))
-    return len(examples)
+    text = open(storage_md, encoding="utf-8").read()
+    forms = re.findall(r"`(QkxNRg[A-Za-z0-9+/]*={0,2})`", text)
+    built = {d for d, _ in got.values()}
+    for form in forms:
+        rep.check(base64.b64decode(form) in built,
+                  "STORAGE.md's text form %s... is no worked example's base64" % form[:24])
+    rep.check(len(forms) >= 2, "STORAGE.md gives %d text forms, expected 2 or more" % len(forms))
+    return len(examples), nread, len(forms)
 
 
 def check_validation(workdir, rep):
@@ -625,7 +805,7 @@ def cmd_check(storage_md, workdir):
     filters = check_headers(workdir, rep)
     stats = check_probes(workdir, filters, rep)
     nvec, nvecf, ncomp = check_vectors(storage_md, workdir, rep)
-    nex = check_examples(storage_md, workdir, rep)
+    nex, nread, nforms = check_examples(storage_md, workdir, rep)
     nmut, nrej = check_validation(workdir, rep)
     print("  headers:    %d filters parsed, fields checked against SQL (bloomfilter_info: %d)"
           % (len(filters), rep.info_checked))
@@ -634,9 +814,10 @@ def cmd_check(storage_md, workdir):
           "required for each"
           % (stats["cases"], stats["members"], stats.get("equal", 0), stats["strangers"],
              stats["stranger_positives"]))
-    print("  vectors:    %d canonical-bytes rows of STORAGE.md, %d filters of their schemes "
-          "(%d rows composed by the reader)" % (nvec, nvecf, ncomp))
-    print("  examples:   %d worked-example dumps of STORAGE.md" % nex)
+    print("  vectors:    %d canonical-bytes and integer rows of STORAGE.md, %d filters of their "
+          "schemes (%d rows composed by the reader)" % (nvec, nvecf, ncomp))
+    print("  examples:   %d worked-example dumps of STORAGE.md, each built by both schemes (%d "
+          "builds read bit for bit); %d text forms" % (nex, nread, nforms))
     print("  validation: %d crafted values, %d rejected by both with the same rule"
           % (nmut, nrej))
     for f in rep.failures:
@@ -655,9 +836,21 @@ def cmd_composed_rows(scheme):
         print("| `%s` | `%s` | `%016x` | `%016x` |" % (expr, data.hex(), lo, hi))
 
 
+def cmd_integer_rows():
+    """Print the rows of the integer-vectors table: scheme 2's integer
+    elements, hashed by section 5.3 (markdown)."""
+    for expr, value in INTEGER_VECTORS.items():
+        v = value()
+        lo, hi = reader.integer_hash(v, 0)
+        print("| `%s` | %d | `%s` | `%016x` | `%016x` |"
+              % (expr, v, reader.canonical_int(v).hex(), lo, hi))
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] == "composed-rows":
         return cmd_composed_rows(int(argv[2])) or 0
+    if len(argv) >= 2 and argv[1] == "integer-rows":
+        return cmd_integer_rows() or 0
     if len(argv) >= 4 and argv[1] == "vectors-sql":
         return cmd_vectors_sql(argv[2], argv[3]) or 0
     if len(argv) >= 4 and argv[1] == "examples-sql":
