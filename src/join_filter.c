@@ -1801,9 +1801,8 @@ begin_build(CustomScanState *node, EState *estate, int eflags)
 			bs->fdw_params = NIL;
 
 		/*
-		 * Hash scheme 1, which a remote server of release 1.1 reads too:
-		 * for the keys shipped (integers, strings, bytea, uuid) both
-		 * schemes give the same hashes
+		 * Hash scheme 1, which a remote server of release 1.1 reads too;
+		 * its header says so, and the remote @> hashes by it
 		 */
 		bs->value_params.scheme = BF_HASH_XXH3_128;
 	}
