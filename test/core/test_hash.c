@@ -190,12 +190,12 @@ test_seeds(void)
 
 /*
  * A hash that left some output bit stuck would still pass the tests above;
- * every bit of both halves must be set for about half of many keys.
+ * every bit of both halves must be set for about half of many keys:
+ * check_balance takes the hashes of n keys, key(i) for i < n
  */
 static void
-test_bit_balance(void)
+check_balance(bf_hash (*key) (int), int n)
 {
-	const int	n = 100000;
 	unsigned long ones[128];
 	unsigned long halves_equal = 0;
 	int			i,
@@ -203,11 +203,10 @@ test_bit_balance(void)
 				worst = 0;
 	double		worst_dev = 0.0;
 
-	check_group("output bits are balanced");
 	memset(ones, 0, sizeof(ones));
 	for (i = 0; i < n; i++)
 	{
-		bf_hash		h = check_key((unsigned long long) i, 0, 0);
+		bf_hash		h = key(i);
 
 		halves_equal += h.lo == h.hi;
 		for (b = 0; b < 64; b++)
@@ -234,6 +233,19 @@ test_bit_balance(void)
 	CHECK(halves_equal == 0, "%lu keys with equal halves", halves_equal);
 	printf("     most unbalanced output bit: %.2f standard deviations\n",
 		   worst_dev);
+}
+
+static bf_hash
+bytes_key(int i)
+{
+	return check_key((unsigned long long) i, 0, 0);
+}
+
+static void
+test_bit_balance(void)
+{
+	check_group("output bits are balanced");
+	check_balance(bytes_key, 100000);
 	check_group_end();
 }
 
@@ -421,49 +433,18 @@ test_integer_hash(void)
  * every bit of both halves set for about half of them, and the halves never
  * equal (a blocked filter takes its block from hi and its bits from lo)
  */
+/* 0, -1, 1, -2, 2, ...: both signs, consecutive */
+static bf_hash
+integer_key(int i)
+{
+	return bf_hash_integer(i % 2 ? -(int64_t) (i / 2) - 1 : (int64_t) (i / 2), 0);
+}
+
 static void
 test_integer_bit_balance(void)
 {
-	const int	n = 100000;
-	unsigned long ones[128];
-	unsigned long halves_equal = 0;
-	int			i,
-				b,
-				worst = 0;
-	double		worst_dev = 0.0;
-
 	check_group("hash scheme 2's integers: output bits are balanced");
-	memset(ones, 0, sizeof(ones));
-	for (i = 0; i < n; i++)
-	{
-		/* 0, -1, 1, -2, 2, ...: both signs, consecutive */
-		bf_hash		h = bf_hash_integer(i % 2 ? -(int64_t) (i / 2) - 1 :
-										(int64_t) (i / 2), 0);
-
-		halves_equal += h.lo == h.hi;
-		for (b = 0; b < 64; b++)
-		{
-			ones[b] += (h.lo >> b) & 1;
-			ones[64 + b] += (h.hi >> b) & 1;
-		}
-	}
-	for (b = 0; b < 128; b++)
-	{
-		double		dev = ((double) ones[b] - n / 2.0) / (0.5 * sqrt((double) n));
-
-		if (dev < 0)
-			dev = -dev;
-		if (dev > worst_dev)
-		{
-			worst_dev = dev;
-			worst = b;
-		}
-	}
-	CHECK(worst_dev < 6.0, "bit %d of the %s half is set %lu times in %d",
-		  worst % 64, worst < 64 ? "low" : "high", ones[worst], n);
-	CHECK(halves_equal == 0, "%lu keys with equal halves", halves_equal);
-	printf("     most unbalanced output bit: %.2f standard deviations\n",
-		   worst_dev);
+	check_balance(integer_key, 100000);
 	check_group_end();
 }
 
