@@ -16,7 +16,8 @@
 # BF_SCRIPT_TIMEOUT seconds (default 300), or after the seconds a line "# bf-timeout: N" in the
 # script asks for, if more (the oracle's thousands of queries on a loaded machine).  Each
 # script's line says how long it took.  BF_CLUSTER_TESTS (names without .sh, separated by
-# spaces, commas or colons; "none" for none) runs only those scripts, for development.
+# spaces, commas or colons: only colons pass into the Debian roots of scripts/roots.sh;
+# "none" for none) runs only those scripts, for development.
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$BF_ROOT"
