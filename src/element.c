@@ -171,8 +171,8 @@ fixed_be_bytes(const ElementHasher *eh, Datum value, char *bytes)
 	switch (eh->typlen)
 	{
 		case 1:
-			bytes[0] = eh->type == BOOLOID || getBaseType(eh->type) == BOOLOID ?
-				(char) (DatumGetBool(value) ? 1 : 0) : DatumGetChar(value);
+			/* "char" as it is; a bool datum is 0 or 1, as boolsend sends */
+			bytes[0] = DatumGetChar(value);
 			return 1;
 		case 4:
 			v = DatumGetUInt32(value);
