@@ -63,6 +63,8 @@ CREATE COLLATION hs_ci (provider = icu, locale = 'und-u-ks-level2', deterministi
 SELECT * FROM error_of($$SELECT bloomfilter_agg(x COLLATE hs_ci) FROM (VALUES ('a'::text)) v(x)$$);
 SELECT sqlstate_of($$SELECT bloomfilter_create(10) @> ('A'::text COLLATE hs_ci)$$) AS probe,
        sqlstate_of($$SELECT bloomfilter_add_all(bloomfilter_create(10), ARRAY['A' COLLATE hs_ci])$$) AS add_all;
+-- (so is a filter of hash scheme 1, which hashed their bytes)
+SELECT sqlstate_of($$SELECT set_byte(bloomfilter_create(10)::bytea, 6, 1)::bloomfilter || ('A'::text COLLATE hs_ci)$$) AS scheme_1;
 DROP COLLATION hs_ci;
 
 -- Filters built by release 1.1 (these bytes are what it gave), one per variant, of
