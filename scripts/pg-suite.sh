@@ -270,22 +270,28 @@ bf_say "PostgreSQL $PG_MAJOR regression suite $srcver against the installed serv
 # BF_PG_SUITE_JOBS (default 2) configurations at a time, each in its own instance: much of the
 # schedule waits on one backend, and the load makes races likelier, not less likely
 jobs=${BF_PG_SUITE_JOBS:-2}
-declare -A ran
-pending=($configs)
-while [ ${#pending[@]} -gt 0 ]; do
-	batch=("${pending[@]:0:$jobs}")
-	pending=("${pending[@]:$jobs}")
-	bf_say "running: ${batch[*]}"
-	pids=()
-	for cfg in "${batch[@]}"; do
-		run_config "$cfg" &
-		pids+=($!)
-	done
-	for i in "${!batch[@]}"; do
-		cfg=${batch[$i]}
-		if wait "${pids[$i]}"; then ran[$cfg]=1; else ran[$cfg]=0; fi
-		sed 's/^/    /' "$work/$cfg.out"
-	done
+declare -A ran pid_of
+# a pool of $jobs: the configurations with the repetitions (the longest: par runs every query in
+# a worker) start first, so that the short ones run beside them rather than after them
+pending=($(printf '%s\n' $configs | grep -xE 'par|always|noscan') $(printf '%s\n' $configs | grep -vxE 'par|always|noscan'))
+running=0
+start_next() {
+	local cfg=${pending[0]}
+	pending=("${pending[@]:1}")
+	bf_say "running: $cfg"
+	run_config "$cfg" &
+	pid_of[$!]=$cfg
+	running=$((running + 1))
+}
+while [ ${#pending[@]} -gt 0 ] || [ "$running" -gt 0 ]; do
+	while [ ${#pending[@]} -gt 0 ] && [ "$running" -lt "$jobs" ]; do start_next; done
+	done_pid= rc=0
+	wait -n -p done_pid || rc=$?
+	[ -n "$done_pid" ] || bf_die "lost track of the configurations' processes"
+	running=$((running - 1))
+	cfg=${pid_of[$done_pid]}
+	if [ "$rc" -eq 0 ]; then ran[$cfg]=1; else ran[$cfg]=0; fi
+	sed 's/^/    /' "$work/$cfg.out"
 done
 
 # ---- 3. the verdict -------------------------------------------------------------------------
