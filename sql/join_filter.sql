@@ -359,6 +359,9 @@ EXECUTE jf_q(10);
 SET bloomfilter.join_filter = off;
 SELECT explain_json('EXECUTE jf_q(10)', 'ANALYZE, COSTS OFF, TIMING OFF')::text
        LIKE '%"Rows Removed by Bloom Join Filter": 0%' AS nothing_removed_when_off;
+-- ... and its build node says why: the filter is not built
+SELECT explain_json('EXECUTE jf_q(10)', 'ANALYZE, COSTS OFF, TIMING OFF')::text
+       LIKE '%"Filter State": "off (bloomfilter.join_filter)"%' AS state_says_off;
 EXECUTE jf_q(10);
 DEALLOCATE jf_q;
 RESET plan_cache_mode;

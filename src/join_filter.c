@@ -135,6 +135,8 @@ typedef enum JoinFilterState
 	JF_BUILDING,				/* not complete: pass every row */
 	JF_READY,					/* complete: test */
 	JF_OVERFILLED,				/* complete but overfull: pass every row */
+	JF_OFF,						/* bloomfilter.join_filter = off when a cached
+								 * plan runs: not built, every row passes */
 	JF_MERGED					/* a Parallel Hash's: this process's keys are
 								 * in the shared filter; the verdict of all
 								 * participants is read at the first probe */
@@ -1819,8 +1821,13 @@ begin_build(CustomScanState *node, EState *estate, int eflags)
 	}
 	bs->filter = jf;
 
-	/* a cached plan obeys join_filter = off: its probes find no filter */
-	if (join_filter_mode != JOIN_FILTER_OFF)
+	/*
+	 * A cached plan obeys join_filter = off: nothing is built, the probes
+	 * find no filter and a remote scan gets none
+	 */
+	if (join_filter_mode == JOIN_FILTER_OFF)
+		jf->state = JF_OFF;
+	else
 	{
 		filter_param(estate, paramid)->value = PointerGetDatum(jf);
 		filter_param(estate, paramid)->isnull = false;
@@ -1854,6 +1861,8 @@ restart_filter(BuildState *bs)
 
 	bs->finished = false;
 	publish_value(bs, false);
+	if (jf->state == JF_OFF)
+		return;
 	if (bs->value_allocated)
 	{
 		memset(bs->value.b.view.payload, 0, bs->value_params.payload_bytes);
@@ -2156,6 +2165,7 @@ explain_build(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Filter State",
 							jf->state == JF_READY || jf->state == JF_MERGED ? "complete" :
 							jf->state == JF_OVERFILLED ? "overfull, not tested" :
+							jf->state == JF_OFF ? "off (bloomfilter.join_filter)" :
 							"not complete", es);
 }
 
