@@ -54,4 +54,15 @@ typedef char bf_b64_byte;
 #define BF_JOIN_RIGHT_ONLY(jt) ((void) (jt), false)
 #endif
 
+/*
+ * 18 counts the disabled nodes of a plan tree in each node
+ * (Plan.disabled_nodes): a node set above another counts the other's, or
+ * EXPLAIN says "Disabled" of it
+ */
+#if PG_VERSION_NUM >= 180000
+#define BF_COPY_DISABLED_NODES(to, from) ((to)->disabled_nodes = (from)->disabled_nodes)
+#else
+#define BF_COPY_DISABLED_NODES(to, from) ((void) (to), (void) (from))
+#endif
+
 #endif							/* BLOOMFILTER_COMPAT_H */

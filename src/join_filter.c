@@ -1441,10 +1441,7 @@ pass_through_node(Surgery *s, Plan *child, const CustomScanKind *kind)
 	plan->plan_width = child->plan_width;
 	plan->parallel_aware = false;
 	plan->parallel_safe = child->parallel_safe;
-#if PG_VERSION_NUM >= 180000
-	/* (a node above a disabled one counts it too, or EXPLAIN says "Disabled") */
-	plan->disabled_nodes = child->disabled_nodes;
-#endif
+	BF_COPY_DISABLED_NODES(plan, child);
 	plan->plan_node_id = s->next_node_id++;
 	plan->extParam = bms_copy(child->extParam);
 	plan->allParam = bms_copy(child->allParam);
