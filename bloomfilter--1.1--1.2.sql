@@ -17,3 +17,67 @@ COMMENT ON FUNCTION @extschema@.bloomfilter_hash_scheme(@extschema@.bloomfilter)
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_is_compatible(@extschema@.bloomfilter, @extschema@.bloomfilter) IS
 'true if the filters can be combined: same variant, hash scheme, size, hashes and seed';
+
+-- 1.2 counts the copies of an element a counting or cuckoo filter holds
+CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem text)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'bloomfilter_count'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
+
+COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, text) IS
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+
+CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem bytea)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'bloomfilter_count'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
+
+COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, bytea) IS
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+
+CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem smallint)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'bloomfilter_count'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
+
+COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, smallint) IS
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+
+CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem integer)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'bloomfilter_count'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
+
+COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, integer) IS
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+
+CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem bigint)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'bloomfilter_count'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
+
+COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, bigint) IS
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+
+CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem uuid)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'bloomfilter_count'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
+
+COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, uuid) IS
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+
+CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem anyelement)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'bloomfilter_count'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
+
+COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, anyelement) IS
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';

@@ -553,6 +553,15 @@ SUPPORT @extschema@.bloomfilter_modify_support;
 COMMENT ON FUNCTION @extschema@.bloomfilter_remove(@extschema@.bloomfilter, text) IS
 'copy of a counting or cuckoo filter with one occurrence of elem removed';
 
+CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem text)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'bloomfilter_count'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
+
+COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, text) IS
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+
 CREATE FUNCTION @extschema@.bloomfilter_remove(f @extschema@.bloomfilter, elem bytea)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_remove'
@@ -562,6 +571,15 @@ SUPPORT @extschema@.bloomfilter_modify_support;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_remove(@extschema@.bloomfilter, bytea) IS
 'copy of a counting or cuckoo filter with one occurrence of elem removed';
+
+CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem bytea)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'bloomfilter_count'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
+
+COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, bytea) IS
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_remove(f @extschema@.bloomfilter, elem smallint)
 RETURNS @extschema@.bloomfilter
@@ -573,6 +591,15 @@ SUPPORT @extschema@.bloomfilter_modify_support;
 COMMENT ON FUNCTION @extschema@.bloomfilter_remove(@extschema@.bloomfilter, smallint) IS
 'copy of a counting or cuckoo filter with one occurrence of elem removed';
 
+CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem smallint)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'bloomfilter_count'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
+
+COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, smallint) IS
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+
 CREATE FUNCTION @extschema@.bloomfilter_remove(f @extschema@.bloomfilter, elem integer)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_remove'
@@ -582,6 +609,15 @@ SUPPORT @extschema@.bloomfilter_modify_support;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_remove(@extschema@.bloomfilter, integer) IS
 'copy of a counting or cuckoo filter with one occurrence of elem removed';
+
+CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem integer)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'bloomfilter_count'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
+
+COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, integer) IS
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_remove(f @extschema@.bloomfilter, elem bigint)
 RETURNS @extschema@.bloomfilter
@@ -593,6 +629,15 @@ SUPPORT @extschema@.bloomfilter_modify_support;
 COMMENT ON FUNCTION @extschema@.bloomfilter_remove(@extschema@.bloomfilter, bigint) IS
 'copy of a counting or cuckoo filter with one occurrence of elem removed';
 
+CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem bigint)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'bloomfilter_count'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
+
+COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, bigint) IS
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+
 CREATE FUNCTION @extschema@.bloomfilter_remove(f @extschema@.bloomfilter, elem uuid)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_remove'
@@ -603,6 +648,15 @@ SUPPORT @extschema@.bloomfilter_modify_support;
 COMMENT ON FUNCTION @extschema@.bloomfilter_remove(@extschema@.bloomfilter, uuid) IS
 'copy of a counting or cuckoo filter with one occurrence of elem removed';
 
+CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem uuid)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'bloomfilter_count'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
+
+COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, uuid) IS
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+
 CREATE FUNCTION @extschema@.bloomfilter_remove(f @extschema@.bloomfilter, elem anyelement)
 RETURNS @extschema@.bloomfilter
 AS 'MODULE_PATHNAME', 'bloomfilter_remove'
@@ -612,6 +666,15 @@ SUPPORT @extschema@.bloomfilter_modify_support;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_remove(@extschema@.bloomfilter, anyelement) IS
 'copy of a counting or cuckoo filter with one occurrence of elem removed';
+
+CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem anyelement)
+RETURNS integer
+AS 'MODULE_PATHNAME', 'bloomfilter_count'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+COST 5;
+
+COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, anyelement) IS
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_contains_all(f @extschema@.bloomfilter, elems anyarray)
 RETURNS boolean

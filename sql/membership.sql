@@ -329,3 +329,21 @@ DROP TABLE member_items, member_strangers, member_acc, member_empty, member_upd,
 	member_results;
 DROP FUNCTION member_fold(bloomfilter, text[]), member_found_const(int),
 	member_var_misses(int);
+
+-- a NULL filter stays NULL under ||, and the README's two ways to keep a column filled
+CREATE TABLE crawl (id int, url text, seen bloomfilter);
+INSERT INTO crawl VALUES (1, 'https://a.example/', NULL);
+SELECT (NULL::bloomfilter || 'x'::text) IS NULL AS null_stays_null,
+	(NULL::bloomfilter || 42) IS NULL AS for_every_type;
+UPDATE crawl SET seen = coalesce(seen, bloomfilter_create(1000000, 0.01)) || url;
+ALTER TABLE crawl ALTER seen SET DEFAULT bloomfilter_create(1000000, 0.01), ALTER seen SET NOT NULL;
+INSERT INTO crawl (id, url) VALUES (2, 'https://b.example/');
+UPDATE crawl SET seen = seen || url;
+SELECT id, seen @> url AS found, seen @> 'https://c.example/'::text AS stranger FROM crawl ORDER BY id;
+DROP TABLE crawl;
+-- growing variants double: each new stage holds twice the items of the one before (1,000, then
+-- 2,000, then 4,000: a new stage past 1,000, 3,000 and 7,000 items)
+SELECT v, array_agg((bloomfilter_info(f)).stages ORDER BY n) AS stages_at_1000_1100_3000_3300_7000_7700
+FROM unnest(ARRAY['scalable', 'cuckoo']) AS v, unnest(ARRAY[1000, 1100, 3000, 3300, 7000, 7700]) AS n,
+	LATERAL (SELECT bloomfilter_add_all(bloomfilter_create(1000, 0.01, v), ARRAY(SELECT generate_series(1, n)))) AS g(f)
+GROUP BY v ORDER BY v;

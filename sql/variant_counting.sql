@@ -323,6 +323,31 @@ SELECT md5(bloomfilter_union_agg(f)::bytea) <> '' AS union_agg,
 FROM counting_keep;
 SELECT bool_and(md5(f::bytea) = h) AS unchanged FROM counting_keep;
 
+--
+-- bloomfilter_count: the copies of an element (RedisBloom's CF.COUNT); never fewer than
+-- were added and not removed, exact where no other element shares the counters, 15 at most
+--
+SELECT bloomfilter_count(f, 7) AS three, bloomfilter_count(bloomfilter_remove(f, 7), 7) AS two,
+	bloomfilter_count(f, 7::bigint) AS bigint_three, bloomfilter_count(f, 1.0::numeric) AS numeric_three,
+	bloomfilter_count(f, 8) AS absent, bloomfilter_count(f, NULL::int) AS null_is_null,
+	bloomfilter_count(bloomfilter_add_all(f, array_fill(9, ARRAY[40])), 9) AS saturated_fifteen
+FROM (SELECT bloomfilter_create(1000, 0.01, 'counting') || 7 || 7 || 1 || 7 || 1 || 1 AS f) AS s;
+-- 2,000 elements, each added 1 to 5 times: every count at least the copies, and exact here
+WITH m AS (SELECT g, 1 + g % 5 AS copies FROM generate_series(1, 2000) AS g),
+	f AS (SELECT bloomfilter_add_all(bloomfilter_create(6000, 0.01, 'counting'),
+		ARRAY(SELECT g FROM m, generate_series(1, copies))) AS f)
+SELECT count(*) FILTER (WHERE bloomfilter_count(f, g) >= copies) AS never_fewer,
+	count(*) FILTER (WHERE bloomfilter_count(f, g) = copies) >= 1990 AS nearly_all_exact,
+	(SELECT count(*) FROM generate_series(-2000, -1) AS x WHERE bloomfilter_count(f, x) > 0) < 60 AS strangers_mostly_zero
+FROM m, f GROUP BY f;
+-- the aggregate counts every row, as the function and || do
+SELECT bloomfilter_count(bloomfilter_agg(v, 100, 0.01, 'counting'), 1) AS agg_three
+FROM unnest(ARRAY[1, 1, 1, 2]) AS v;
+-- the variants that keep no copies say so
+SELECT v, e.*
+FROM unnest(ARRAY['blocked', 'classic', 'scalable']) AS v,
+	LATERAL error_of(format('SELECT bloomfilter_count(bloomfilter_create(100, 0.01, %L) || 1, 1)', v)) AS e;
+
 DROP TABLE counting_f, counting_e, counting_u, counting_r, counting_s, counting_p,
 	counting_pf, counting_copied, counting_keep;
 DROP PROCEDURE counting_remove_every_other(int);

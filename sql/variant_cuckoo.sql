@@ -451,6 +451,27 @@ SELECT f.whole::bytea = s.whole::bytea AND f.fine::bytea = s.fine::bytea
 	AND f.overfull::bytea = s.overfull::bytea AS inputs_unchanged
 FROM cuckoo_f f, cuckoo_saved s;
 
+--
+-- bloomfilter_count: the copies of an element (RedisBloom's CF.COUNT), up to 8 in one stage's
+-- two buckets; the aggregate builds a set (one copy), || and add_all a multiset
+--
+SELECT bloomfilter_count(f, 'x'::text) AS three, bloomfilter_count(bloomfilter_remove(f, 'x'::text), 'x'::text) AS two,
+	bloomfilter_count(f, 'y'::text) AS absent, bloomfilter_count(f, NULL::text) AS null_is_null,
+	bloomfilter_count(bloomfilter_add_all(f, array_fill('x'::text, ARRAY[5])), 'x'::text) AS eight
+FROM (SELECT bloomfilter_create(100, 0.01, 'cuckoo') || 'x'::text || 'x'::text || 'x'::text AS f) AS s;
+SELECT bloomfilter_count(bloomfilter_add_all(bloomfilter_create(100, 0.01, 'cuckoo'), ARRAY[1, 1, 1, 2]), 1) AS add_all_three,
+	(SELECT bloomfilter_count(bloomfilter_agg(v, 100, 0.01, 'cuckoo'), 1) FROM unnest(ARRAY[1, 1, 1, 2]) AS v) AS agg_one;
+-- 2,000 elements, each added 1 to 3 times into a filter that grows stages: never fewer; more
+-- where another element's fingerprint sits in the same buckets (14 of 2,000 here, 10-bit
+-- fingerprints in 3 stages)
+WITH m AS (SELECT g, 1 + g % 3 AS copies FROM generate_series(1, 2000) AS g),
+	f AS (SELECT bloomfilter_add_all(bloomfilter_create(1000, 0.01, 'cuckoo'),
+		ARRAY(SELECT g FROM m, generate_series(1, copies))) AS f)
+SELECT (bloomfilter_info(f)).stages > 1 AS grew,
+	count(*) FILTER (WHERE bloomfilter_count(f, g) >= copies) AS never_fewer,
+	count(*) FILTER (WHERE bloomfilter_count(f, g) = copies) >= 1950 AS nearly_all_exact
+FROM m, f GROUP BY f;
+
 DROP TABLE cuckoo_f, cuckoo_saved, cuckoo_removed, cuckoo_io, cuckoo_io_back, cuckoo_hostile,
 	cuckoo_parts, cuckoo_heavy, cuckoo_heavy_serial_scan, cuckoo_heavy_serial_agg,
 	cuckoo_heavy_parallel_scan, cuckoo_heavy_parallel_agg, cuckoo_grown, cuckoo_grown_serial,

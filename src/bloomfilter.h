@@ -59,7 +59,8 @@ typedef enum FilterOp
 	FILTER_ADD,
 	FILTER_REMOVE,
 	FILTER_UNION,
-	FILTER_INTERSECT
+	FILTER_INTERSECT,
+	FILTER_COUNT
 } FilterOp;
 
 /*
@@ -262,6 +263,9 @@ extern PGDLLEXPORT Datum bloomfilter_contains(PG_FUNCTION_ARGS);	/* membership.c
 extern PGDLLEXPORT Datum bloomfilter_contained(PG_FUNCTION_ARGS);	/* membership.c */
 extern PGDLLEXPORT Datum bloomfilter_in(PG_FUNCTION_ARGS);	/* type_io.c */
 extern PGDLLEXPORT Datum bloomfilter_agg_trans(PG_FUNCTION_ARGS);	/* aggregates.c */
+
+/* selectivity.c: is the type (or a domain's base type) this bloomfilter */
+extern bool type_is_bloomfilter(Oid type);
 
 /* aggregates.c */
 extern void agg_plan_params(const NullableDatum *sizing, int nsizing,

@@ -104,6 +104,13 @@ report_unsupported(const bf_filter *f, FilterOp op)
 					 errmsg("%s filters do not support remove", variant),
 					 errhint("Only counting and cuckoo filters can remove elements; build the filter with variant 'counting' or 'cuckoo'.")));
 			break;
+		case FILTER_COUNT:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("%s filters do not count copies of an element", variant),
+					 errdetail("A %s filter stores an element once however often it is added.", variant),
+					 errhint("Only counting and cuckoo filters count copies; test membership with @>.")));
+			break;
 		case FILTER_INTERSECT:
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

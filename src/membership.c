@@ -23,6 +23,7 @@ PG_FUNCTION_INFO_V1(bloomfilter_contained);
 PG_FUNCTION_INFO_V1(bloomfilter_contains_all);
 PG_FUNCTION_INFO_V1(bloomfilter_contains_any);
 PG_FUNCTION_INFO_V1(bloomfilter_remove);
+PG_FUNCTION_INFO_V1(bloomfilter_count);
 
 /* Elements between checks for query cancel in array loops */
 #define CANCEL_INTERVAL 65536
@@ -243,6 +244,23 @@ Datum
 bloomfilter_contained(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(contains(fcinfo, 1, 0));
+}
+
+/*
+ * bloomfilter_count(f, elem): the copies of elem a counting or cuckoo
+ * filter may hold (bf_count)
+ */
+Datum
+bloomfilter_count(PG_FUNCTION_ARGS)
+{
+	CallCache  *cc = call_cache_of(fcinfo);
+	ElementHasher *eh = element_hasher_for_arg(fcinfo, cc, 1);
+	bf_filter  *f = filter_cache_fetch(fcinfo, &cc->filter, 0);
+	uint32		copies;
+
+	if (bf_count(f, element_hash(eh, PG_GETARG_DATUM(1), f), &copies) != BF_OK)
+		report_unsupported(f, FILTER_COUNT);
+	PG_RETURN_INT32((int32) copies);
 }
 
 /*

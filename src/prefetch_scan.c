@@ -1012,14 +1012,81 @@ initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 										coordinate);
 }
 
+/*
+ * EXPLAIN's text of an expression, with each constant filter described in a
+ * line rather than printed as its text form (which can run to megabytes):
+ * the expression is deparsed with stand-in parameters in their places
+ * ($2147483647 down), which the descriptions then replace.
+ */
+typedef struct StandIns
+{
+	List	   *filters;		/* the constants, in stand-in order */
+} StandIns;
+
+#define STAND_IN_FIRST	PG_INT32_MAX
+
+static Node *
+stand_in_mutator(Node *node, StandIns *si)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Const) && !((Const *) node)->constisnull &&
+		type_is_bloomfilter(((Const *) node)->consttype))
+	{
+		Param	   *p = makeNode(Param);
+
+		p->paramkind = PARAM_EXTERN;
+		p->paramid = STAND_IN_FIRST - list_length(si->filters);
+		p->paramtype = ((Const *) node)->consttype;
+		p->paramtypmod = -1;
+		p->location = -1;
+		si->filters = lappend(si->filters, node);
+		return (Node *) p;
+	}
+	return expression_tree_mutator(node, stand_in_mutator, si);
+}
+
+static char *
+deparse_describing_filters(Node *expr, List *context, bool verbose)
+{
+	StandIns	si = {NIL};
+	Node	   *copy = stand_in_mutator(expr, &si);
+	char	   *text = deparse_expression(copy, context, verbose, false);
+	ListCell   *lc;
+
+	foreach(lc, si.filters)
+	{
+		char		mark[16];
+		char		what[256];
+		char	   *at;
+		bf_filter	view;
+
+		snprintf(mark, sizeof(mark), "$%d",
+				 STAND_IN_FIRST - foreach_current_index(lc));
+		at = strstr(text, mark);
+		if (at == NULL)			/* not printed: nothing to replace */
+			continue;
+		filter_open((struct varlena *)
+					PG_DETOAST_DATUM(((Const *) lfirst(lc))->constvalue),
+					&view);
+		bf_describe(&view, what, sizeof(what));
+		text = psprintf("%.*s<bloomfilter: %s; " UINT64_FORMAT " items added, "
+						UINT64_FORMAT " bytes>%s",
+						(int) (at - text), text, what, (uint64) view.items,
+						(uint64) (BF_HEADER_SIZE + view.payload_bytes),
+						at + strlen(mark));
+	}
+	return text;
+}
+
 static void
 explain_quals(List *quals, const char *label, List *context,
 			  ExplainState *es)
 {
 	if (quals != NIL)
 		ExplainPropertyText(label,
-							deparse_expression((Node *) make_ands_explicit(quals),
-											   context, es->verbose, false),
+							deparse_describing_filters((Node *) make_ands_explicit(quals),
+													   context, es->verbose),
 							es);
 }
 
@@ -1044,8 +1111,8 @@ explain_prefetch_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	explain_quals(list_copy_tail(before, ahead), "Filter In Turn",
 				  context, es);
 	ExplainPropertyText("Bloom Filter",
-						deparse_expression((Node *) ps->clause, context,
-										   es->verbose, false),
+						deparse_describing_filters((Node *) ps->clause,
+												   context, es->verbose),
 						es);
 	ExplainPropertyInteger("Rows Read Ahead", NULL, ps->depth, es);
 	/* (a parallel scan's workers keep their counts to themselves) */

@@ -27,12 +27,13 @@ PG_FUNCTION_INFO_V1(bloomfilter_contsel);
 
 /*
  * Is 'type' (or the base type of a domain) this extension's bloomfilter?
+ * (Also for EXPLAIN: prefetch_scan.c.)
  * The estimator may be attached to any operator by a superuser, so a
  * constant is read as a filter only when its type is the one whose input
  * function is this library's bloomfilter_in and whose values are varlenas.
  */
-static bool
-is_bloomfilter_type(Oid type)
+bool
+type_is_bloomfilter(Oid type)
 {
 	Oid			base = getBaseType(type);
 	int16		typlen;
@@ -88,7 +89,7 @@ bloomfilter_contsel(PG_FUNCTION_ARGS)
 	if (!IsA(other, Const) || ((Const *) other)->constisnull ||
 		varonleft == filter_on_left ||
 		exprType(other) != (filter_on_left ? left : right) ||
-		!is_bloomfilter_type(exprType(other)))
+		!type_is_bloomfilter(exprType(other)))
 	{
 		ReleaseVariableStats(vardata);
 		PG_RETURN_FLOAT8(DEFAULT_SELECTIVITY);

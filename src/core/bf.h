@@ -291,6 +291,17 @@ extern bool bf_add_later(bf_filter *f, bf_pending *q, bf_hash h);
 extern void bf_add_pending(bf_filter *f, bf_pending *q);
 extern bf_status bf_remove(bf_filter *f, bf_hash h);
 extern bool bf_can_remove(bf_variant variant);
+
+/*
+ * Copies of an element a counting or cuckoo filter may hold (RedisBloom's
+ * CF.COUNT): at least the additions of it not yet removed, more when other
+ * elements share its counters or fingerprint, 0 when it is certainly
+ * absent.  A counting filter's 4-bit counters saturate, so it counts up to
+ * BF_COUNTING_MAX_COPIES; a cuckoo filter holds up to BF_CUCKOO_MAX_COPIES
+ * per stage.  BF_E_UNSUPPORTED for the variants that keep no copies.
+ */
+#define BF_COUNTING_MAX_COPIES	15
+extern bf_status bf_count(const bf_filter *f, bf_hash h, uint32_t *copies);
 extern uint64_t bf_grow_bytes(const bf_filter *f);
 /* true when bf_add(f, h) would certainly ask for growth (scalable) */
 extern bool bf_add_grows(const bf_filter *f, bf_hash h);

@@ -94,6 +94,8 @@ typedef struct bf_variant_ops
 	bool		(*contains) (const bf_filter *f, bf_hash h);
 	/* NULL when the variant cannot remove */
 	bf_status	(*remove) (bf_filter *f, bf_hash h);
+	/* copies of the element the filter may hold; NULL: no copies kept */
+	uint32_t	(*count) (const bf_filter *f, bf_hash h);
 	/*
 	 * Bytes the union of dst and src needs when it cannot be done in place
 	 * (growing variants); NULL, or dst's own size, for an in-place merge; 0

@@ -26,7 +26,7 @@
 
 #include "bf_internal.h"
 
-#define COUNTER_MAX		15
+#define COUNTER_MAX		BF_COUNTING_MAX_COPIES
 
 /* Per-byte lanes: the low nibble of every byte, and bit 4 of every byte */
 #define LANE_LOW		UINT64_C(0x0F0F0F0F0F0F0F0F)
@@ -75,6 +75,45 @@ counting_contains(const bf_filter *f, bf_hash h)
 		if (counter_get(f->payload, p.x) == 0)
 			return false;
 	return true;
+}
+
+/*
+ * The copies of the element: each of its distinct positions was counted
+ * once per addition for each time it repeats among the k, so the fewest
+ * copies any explains; a saturated counter explains any number and is
+ * passed over (all saturated: COUNTER_MAX, "that many or more")
+ */
+static uint32_t
+counting_count(const bf_filter *f, bf_hash h)
+{
+	uint64_t	pos[BF_MAX_HASHES];
+	uint32_t	n = 0;
+	uint32_t	least = COUNTER_MAX;
+	uint32_t	i,
+				j;
+	bf_positions p;
+
+	for (bf_positions_start(&p, f, h); p.i < f->hashes; bf_positions_next(&p))
+		pos[n++] = p.x;
+	for (i = 0; i < n; i++)
+	{
+		unsigned	c = counter_get(f->payload, pos[i]);
+		uint32_t	repeats = 0;
+		bool		first = true;
+
+		if (c == COUNTER_MAX)
+			continue;
+		for (j = 0; j < n; j++)
+		{
+			if (pos[j] != pos[i])
+				continue;
+			first = first && j >= i;
+			repeats++;
+		}
+		if (first && c / repeats < least)
+			least = c / repeats;
+	}
+	return least;
 }
 
 /*
@@ -207,5 +246,6 @@ const bf_variant_ops bf_counting_ops = {
 	.fpr = bf_classic_fpr, .fill = counting_fill,
 	.estimate = bf_classic_estimate,	/* from the non-zero counters */
 	.add = counting_add, .contains = counting_contains,
-	.remove = counting_remove, .merge = counting_merge
+	.remove = counting_remove, .count = counting_count,
+	.merge = counting_merge
 };

@@ -252,6 +252,39 @@ cuckoo_contains(const bf_filter *f, bf_hash h)
 	return false;
 }
 
+/* The slots of bucket b holding fp */
+static inline uint32_t
+bucket_copies(const unsigned char *area, uint64_t b, unsigned f, uint32_t fp)
+{
+	uint32_t	n = 0;
+	unsigned	j;
+
+	for (j = 0; j < SLOTS; j++)
+		n += slot_get(area, slot_bit(b, j, f), f) == fp;
+	return n;
+}
+
+/* The element's fingerprint in its buckets (one bucket when they are one) */
+static uint32_t
+cuckoo_count(const bf_filter *f, bf_hash h)
+{
+	unsigned	fw = f->hashes;
+	uint32_t	n = 0;
+	stage		st;
+	probe		p;
+	uint32_t	s;
+
+	probe_start(&p, h, fw);
+	for (s = 0; stage_visit(f, s, &st); s++)
+	{
+		probe_stage(&p, h, &st);
+		n += bucket_copies(st.area, p.i1, fw, p.fp);
+		if (p.i2 != p.i1)
+			n += bucket_copies(st.area, p.i2, fw, p.fp);
+	}
+	return n;
+}
+
 /*
  * Victims of the kicks: a sequence drawn from the element's hash and the
  * kick number only, so that adds are reproducible and need no state.
@@ -1139,6 +1172,7 @@ const bf_variant_ops bf_cuckoo_ops = {
 	/* elements: a set (add_new), copies (add), removal */
 	.add = cuckoo_add, .add_new = cuckoo_add_new,
 	.contains = cuckoo_contains, .remove = cuckoo_remove,
+	.count = cuckoo_count,
 	/* sizing */
 	.size = bf_cuckoo_size, .capacity = bf_cuckoo_capacity, .fpr = bf_cuckoo_fpr,
 	.plan = cuckoo_plan, .plan_bits = cuckoo_plan_bits,

@@ -220,6 +220,17 @@ bf_remove(bf_filter *f, bf_hash h)
 	return st;
 }
 
+bf_status
+bf_count(const bf_filter *f, bf_hash h, uint32_t *copies)
+{
+	const bf_variant_ops *ops = ops_of(f);
+
+	if (ops->count == NULL)
+		return BF_E_UNSUPPORTED;
+	*copies = ops->count(f, h);
+	return BF_OK;
+}
+
 bool
 bf_add_grows(const bf_filter *f, bf_hash h)
 {

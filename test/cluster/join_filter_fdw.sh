@@ -14,6 +14,8 @@
 #     keys of two widths (int4 = int8), a LEFT JOIN (the remote side preserved: its parameter is
 #     NULL and every row comes), a prepared statement run five times with a generic plan;
 #   - a server without the extensions option gets no remote test;
+#   - a foreign table without statistics gets no filter at on (also with use_remote_estimate),
+#     gets one at always, and at on once analysed;
 #   - a remote parameter no join uses is NULL (not an error: "no value found for parameter");
 #   - a varchar column gets the remote test too (as text, the extension's own operator);
 #   - a role that may create objects in public and creates its own @>(bloomfilter, varchar)
@@ -182,6 +184,29 @@ check "a varchar column gets the remote test: $vc_sql" \
 tenth() { [[ $1 =~ ^[0-9]+$ ]] && [ $(($1 * 10)) -le 200000 ]; }
 check "a varchar column: rows fetched far fewer than 200,000 ($vc_rows)" tenth "$vc_rows"
 same "varchar = text" "$vc_join"
+
+# statistics: a foreign table nobody analysed gets no filter at on (PostgreSQL estimates that every
+# remote row has a partner, and a filter that removes nothing does not pay); use_remote_estimate
+# gives the row count but not the key's statistics, so neither; always places it, and after
+# ANALYZE on does (README, "Automatic join filters")
+q <<'SQL'
+CREATE FOREIGN TABLE remote_urls_new (id integer NOT NULL, url text NOT NULL)
+	SERVER bloom_remote OPTIONS (schema_name 'public', table_name 'urls');
+CREATE FOREIGN TABLE remote_urls_est (id integer NOT NULL, url text NOT NULL)
+	SERVER bloom_remote OPTIONS (schema_name 'public', table_name 'urls', use_remote_estimate 'true');
+SQL
+fetched_of() { # table mode
+	qa -c "SELECT fetched FROM foreign_scan('SELECT l.id, r.id FROM local_urls l JOIN $1 r ON r.url = l.url', '$2')"
+}
+new_on=$(fetched_of remote_urls_new on)
+est_on=$(fetched_of remote_urls_est on)
+new_always=$(fetched_of remote_urls_new always)
+q -c "ANALYZE remote_urls_new"
+analysed_on=$(fetched_of remote_urls_new on)
+check "no statistics: on fetches every row ($new_on), with use_remote_estimate too ($est_on)" \
+	test "$new_on $est_on" = "200000 200000"
+check "no statistics: always filters ($new_always rows fetched)" tenth "$new_always"
+check "after ANALYZE of the foreign table: on filters ($analysed_on rows fetched)" tenth "$analysed_on"
 
 # a role that may create objects in public shadows @> for varchar; nothing changes
 q <<'SQL'

@@ -124,6 +124,32 @@ ref_contains(const ref *r, bf_hash h)
 	return 1;
 }
 
+/*
+ * The copies of h: per distinct position, its counter over the times the
+ * position repeats among the k; the fewest, saturated counters passed over
+ * (all saturated: 15)
+ */
+static uint32_t
+ref_count(const ref *r, bf_hash h)
+{
+	uint64_t	pos[64];
+	uint32_t	i,
+				j,
+				least = 15;
+
+	ref_positions(h, r->m, r->k, pos);
+	for (i = 0; i < r->k; i++)
+	{
+		unsigned	times = 0;
+
+		for (j = 0; j < r->k; j++)
+			times += pos[j] == pos[i];
+		if (r->c[pos[i]] != 15 && r->c[pos[i]] / times < least)
+			least = r->c[pos[i]] / times;
+	}
+	return least;
+}
+
 /* Counters that differ between the reference and a payload, padding too */
 static uint64_t
 ref_diff(const ref *r, const bf_filter *f)
@@ -315,7 +341,7 @@ test_against_reference(void)
 	size_t		a,
 				c;
 
-	check_group("adds and removes agree with the reference counters");
+	check_group("adds, removes and counts agree with the reference counters");
 	for (a = 0; a < sizeof(ms) / sizeof(ms[0]); a++)
 		for (c = 0; c < sizeof(ks) / sizeof(ks[0]); c++)
 		{
@@ -325,6 +351,7 @@ test_against_reference(void)
 			int			s;
 			unsigned long bad = 0;
 			uint64_t	items = 0;
+			uint32_t	copies;
 
 			plan_bits(BF_COUNTING, ms[a], ks[c], ms[a] * 100 + ks[c], &p);
 			check_build_empty(&p, &b);
@@ -366,6 +393,8 @@ test_against_reference(void)
 				}
 				if (st != want || ref_diff(&r, &b.f) != 0 ||
 					bf_contains(&b.f, h) != (bool) ref_contains(&r, h) ||
+					bf_count(&b.f, h, &copies) != BF_OK ||
+					copies != ref_count(&r, h) ||
 					b.f.items != items || check_le64(b.buf + OFF_ITEMS) != items)
 					bad++;
 				free(before);
@@ -383,6 +412,56 @@ test_against_reference(void)
 	printf("     %lu adds, %lu removes (%lu refused), %lu counters saturated at the end\n",
 		   adds, removes, refused, saturated);
 	CHECK(refused > 0 && saturated > 0, "the steps never refused or saturated");
+	check_group_end();
+}
+
+/*
+ * bf_count of elements added 1 to 5 times each (none removed): never fewer
+ * than the copies, nearly always exact at the planned load; 0 for nearly
+ * every stranger; blocked and classic filters keep no copies
+ */
+static void
+test_count(void)
+{
+	bf_params	p;
+	built		b;
+	uint64_t	i;
+	unsigned long fewer = 0,
+				exact = 0,
+				strangers = 0;
+	uint32_t	copies = 0;
+	int			c;
+
+	check_group("bf_count: the copies of each element");
+	if (bf_plan(BF_COUNTING, 6000, 0.01, 7, &p) != BF_OK)
+	{
+		CHECK(0, "bf_plan(counting, 6000, 0.01) failed");
+		return;
+	}
+	check_build_empty(&p, &b);
+	for (i = 0; i < 2000; i++)
+		for (c = 0; c <= (int) (i % 5); c++)
+			bf_add(&b.f, check_key(i, 0, b.f.seed));
+	for (i = 0; i < 2000; i++)
+	{
+		CHECK(bf_count(&b.f, check_key(i, 0, b.f.seed), &copies) == BF_OK,
+			  "bf_count refused a counting filter");
+		fewer += copies < i % 5 + 1;
+		exact += copies == i % 5 + 1;
+		bf_count(&b.f, check_key(i + 100000, 0, b.f.seed), &copies);
+		strangers += copies != 0;
+	}
+	printf("     2,000 elements: %lu counted exactly, %lu too few; %lu of 2,000 strangers counted\n",
+		   exact, fewer, strangers);
+	CHECK(fewer == 0, "%lu elements counted fewer copies than added", fewer);
+	CHECK(exact >= 1990, "only %lu of 2,000 counted exactly", exact);
+	CHECK(strangers < 60, "%lu of 2,000 strangers counted", strangers);
+	free(b.buf);
+	plan_bits(BF_CLASSIC, 1000, 3, 7, &p);
+	check_build_empty(&p, &b);
+	CHECK(bf_count(&b.f, check_key(1, 0, 7), &copies) == BF_E_UNSUPPORTED,
+		  "a classic filter counted copies");
+	free(b.buf);
 	check_group_end();
 }
 
@@ -1525,6 +1604,7 @@ main(void)
 	test_fpr();
 	test_remove_half();
 	test_remove_absent();
+	test_count();
 	test_saturation();
 	test_merge_words();
 	test_union_intersect();

@@ -633,6 +633,12 @@ test_remove(void)
 	x = check_key(12345, 0, b.f.seed);
 	add_grow(&b, x);
 	add_grow(&b, x);
+	{
+		uint32_t	copies = 0;
+
+		CHECK(bf_count(&b.f, x, &copies) == BF_OK && copies == 2,
+			  "two adds: %u copies counted", copies);
+	}
 	CHECK(bf_remove(&b.f, x) == BF_OK && bf_contains(&b.f, x),
 		  "after two adds and one removal the element is gone");
 	CHECK(bf_remove(&b.f, x) == BF_OK && !bf_contains(&b.f, x),
@@ -661,6 +667,20 @@ test_remove(void)
 		still += bf_contains(&b.f, check_key(i, 0, b.f.seed));
 	CHECK(missing == 0, "removals took %llu other elements away",
 		  (unsigned long long) missing);
+	/* a count is the element's fingerprints in its buckets: 1 or more kept, 0 or more removed */
+	{
+		uint64_t	miscounted = 0;
+		uint32_t	copies = 0;
+
+		for (i = 0; i < n; i++)
+		{
+			bf_count(&b.f, check_key(i, 0, b.f.seed), &copies);
+			miscounted += i % 2 == 0 ? copies == 0 :
+				(copies != 0) != bf_contains(&b.f, check_key(i, 0, b.f.seed));
+		}
+		CHECK(miscounted == 0, "%llu counts disagree with membership",
+			  (unsigned long long) miscounted);
+	}
 	CHECK(still < n / 2 * 0.01, "%llu of %llu removed elements still answer present",
 		  (unsigned long long) still, (unsigned long long) (n / 2));
 	CHECK(b.f.items == n - n / 2, "items %llu", (unsigned long long) b.f.items);
