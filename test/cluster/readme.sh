@@ -11,7 +11,9 @@
 #   - the table of bits per item and k against the rate: every row from bloomfilter_optimal_bits
 #     and bloomfilter_plan at a million items, and the lower bound log2(1/p);
 #   - the figures in the prose: the bits per item of each variant at 0.1 %, the fingerprint
-#     widths of cuckoo at 1 %, 0.1 % and 0.01 %, classic's capacity of 999,176, and the tour's
+#     widths of cuckoo at 1 %, 0.1 % and 0.01 %, classic's capacity of 999,176, the measured
+#     rate of a blocked filter sized by the classic formula (as the block of measured rates
+#     prints it), the size of a cuckoo filter built from 150 rows of one value, and the tour's
 #     sizes (the URLs' text, the filter in KB);
 #   - the join filters' default (on) and the rows the join example's probe removes.
 # Runs against the server the PG* environment variables point at, where the extension is
@@ -120,6 +122,17 @@ check "README: cuckoo fingerprints of 10, 13 and 17 bits at 1 %, 0.1 %, 0.01 % (
 grep -qF '(999,176 for a 1,000,000-item filter at 1 %)' paragraphs || die "the README lacks its capacity example"
 got=$(rv -c "SELECT capacity FROM bloomfilter_info(bloomfilter_create(1000000, 0.01, 'classic'))")
 check "README: a classic filter for 1,000,000 items at 1 % has capacity 999,176 (got $got)" [ "$got" = 999176 ]
+# the prose's rate of a blocked filter sized by the classic formula is the measured-rates
+# block's (whose output the loop above compared)
+grep -qF 'sized that way (9,585,059 bits, and classic'"'"'s k = 7) measures 1.167 %' paragraphs ||
+	die "the README lacks the measured rate of a blocked filter sized by the classic formula"
+grep -qE '^ blocked, 9585059 bits, k = 7 \| +1\.167$' "$README" ||
+	die "the README's measured rates do not show 1.167 for the blocked filter sized by the classic formula"
+grep -qF "150 rows of one value, \`bloomfilter_agg(1, 1000, 0.01, 'cuckoo')\`, give the 1,416-byte filter of a single addition" paragraphs ||
+	die "the README lacks the size of its cuckoo filter of one repeated value"
+got=$(rv -c "SELECT octet_length(f::bytea) || ' ' || (f::bytea = (bloomfilter_create(1000, 0.01, 'cuckoo') || 1)::bytea)
+		FROM (SELECT bloomfilter_agg(1, 1000, 0.01, 'cuckoo') AS f FROM generate_series(1, 150)) AS s")
+check "README: 150 rows of one value give the 1,416-byte cuckoo filter of one addition (got $got)" [ "$got" = "1416 true" ]
 grep -qF '100,000 URLs (about 3.3 MB of text) fit in 121 KB' paragraphs || die "the README lacks its size sentence"
 got=$(rv -c "SELECT round(sum(octet_length(url)) / 1e6, 1) || ' ' || round(bytes / 1024.0)
 		FROM urls, seen, bloomfilter_info(f) WHERE crawl = 1 GROUP BY bytes")
