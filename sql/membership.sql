@@ -342,7 +342,7 @@ UPDATE crawl SET seen = seen || url;
 SELECT id, seen @> url AS found, seen @> 'https://c.example/'::text AS stranger FROM crawl ORDER BY id;
 DROP TABLE crawl;
 -- growing variants double: each new stage holds twice the items of the one before (1,000, then
--- 2,000, then 4,000: a new stage past 1,000, 3,000 and 7,000 items)
+-- 2,000, then 4,000: 2 stages at 1,100 items, 3 at 3,300 and 4 at 7,700; README)
 SELECT v, array_agg((bloomfilter_info(f)).stages ORDER BY n) AS stages_at_1000_1100_3000_3300_7000_7700
 FROM unnest(ARRAY['scalable', 'cuckoo']) AS v, unnest(ARRAY[1000, 1100, 3000, 3300, 7000, 7700]) AS n,
 	LATERAL (SELECT bloomfilter_add_all(bloomfilter_create(1000, 0.01, v), ARRAY(SELECT generate_series(1, n)))) AS g(f)

@@ -395,7 +395,7 @@ FROM cuckoo_heavy_serial_scan, generate_series(1, 1000);
 -- stored once wherever its fingerprint tells its buckets in the smaller
 -- stage (about two times in three; STORAGE.md 13.5), and found always.
 -- Over 70 runs on PostgreSQL 18 the parallel builds counted 1.11 to 1.38
--- times the 4,913 items of the serial one, where before they counted 1.55
+-- times the 4,911 items of the serial one, where before they counted 1.55
 -- to 2.72 times (40 runs; a value was stored once per partial that held it
 -- in a stage of another size).  Their bytes still depend on how the rows
 -- were shared out: a stage that does not fit bucket by bucket is chained.
