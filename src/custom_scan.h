@@ -34,8 +34,8 @@ extern CustomScan *custom_scan_of(const CustomPath *best_path, List *tlist,
 extern Node *custom_state_new(CustomScan *cscan);
 
 /*
- * join_filter.c: the join filters a probe site tests, for the join probe
- * node and the join scan (prefetch_scan.c), which stands in for a
+ * join_filter/probe.c: the join filters a probe site tests, for the join
+ * probe node and the join scan (prefetch_scan.c), which stands in for a
  * sequential scan that is a probe site
  */
 struct ExplainState;
