@@ -65,7 +65,10 @@ typedef struct LoudParams
 extern bool expression_is_loud(Node *node, const LoudParams *params);
 extern bool support_function_is_quiet(Oid funcid);
 
-/* prefetch_scan.c: the join scan in place of 'scan' under 'probe', or NULL */
+/*
+ * prefetch_scan.c: the join scan in place of 'scan' under 'probe', or NULL
+ * (join_filter/placement.c's one call into the scan)
+ */
 extern Plan *join_scan_for(Plan *scan, CustomScan *probe, List *rtable);
 
 #endif							/* BLOOMFILTER_CUSTOM_SCAN_H */
