@@ -23,6 +23,8 @@
  *
  * Nothing in this folder is called from outside it but through custom_scan.h
  * (the probe API, for the join scan) and bloomfilter.h (join_filter_init).
+ * The setting bloomfilter.join_filter (join_filter_mode) is defined in
+ * placement.c, with the hooks, and read by build.c, probe.c and fdw.c too.
  */
 #ifndef BLOOMFILTER_JOIN_FILTER_INT_H
 #define BLOOMFILTER_JOIN_FILTER_INT_H
@@ -213,7 +215,10 @@ extern bool plan_filter(double keys, bf_params *params);
 #define OidNode(oid)	makeInteger((int) (oid))
 #define NodeOid(node)	((Oid) intVal(node))
 
-/* build.c, probe.c: the two nodes' kinds (placement compares plan nodes' methods with them) */
+/*
+ * build.c, probe.c: the two nodes' kinds (placement.c and fdw.c know the
+ * nodes by their methods)
+ */
 extern const CustomScanKind join_build_kind;
 extern const CustomScanKind join_probe_kind;
 
