@@ -23,7 +23,7 @@ PG_MAJOR ?= 15
 PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/$(PG_MAJOR)/bin/pg_config) pg_config)
 
 MODULE_big = bloomfilter
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/core/*.c)))
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/join_filter/*.c src/core/*.c)))
 PGFILEDESC = "bloomfilter - Bloom filters as a SQL type"
 
 EXTENSION = bloomfilter
@@ -33,7 +33,8 @@ DATA = $(sort $(wildcard bloomfilter--*.sql))
 # then the others in name order.
 REGRESS = setup $(filter-out setup,$(sort $(basename $(notdir $(wildcard sql/*.sql)))))
 
-PG_CPPFLAGS += -I$(srcdir)/src/core
+# (src/ for the files of src/join_filter/, which include the glue's headers)
+PG_CPPFLAGS += -I$(srcdir)/src/core -I$(srcdir)/src
 SHLIB_LINK += -lxxhash -lm
 # Calls between the library's own files bind inside it (no PLT stub per call on the per-row
 # paths, and no symbol of the server's can stand in for one of ours)
@@ -41,11 +42,11 @@ SHLIB_LINK += -Wl,-Bsymbolic
 
 # PGXS tracks no header dependencies: rebuild every object (and JIT bitcode file) when any
 # header changes, so that no stale object survives a change of a struct or an ops table.
-BF_HEADERS = $(wildcard src/*.h src/core/*.h)
+BF_HEADERS = $(wildcard src/*.h src/join_filter/*.h src/core/*.h)
 
 # (the src globs also catch objects whose .c file has since been removed or renamed)
 EXTRA_CLEAN = build/ results/ regression.diffs regression.out log/ tmp_check/ \
-	src/*.o src/*.bc src/core/*.o src/core/*.bc
+	src/*.o src/*.bc src/join_filter/*.o src/join_filter/*.bc src/core/*.o src/core/*.bc
 
 # pg_config can exist without the PGXS makefiles (Debian's libpq-dev ships /usr/bin/pg_config),
 # so test for the file itself.  Without it only the targets below that bootstrap work.

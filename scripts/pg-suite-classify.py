@@ -9,7 +9,7 @@ hunks are printed, each with its judgement), 2 on a usage error.
 
 A hunk is plan text when, after the lines the extension adds are set aside, its removed and
 its added lines are the same lines once what the extension may change in a plan is masked.
-Added lines the extension prints (src/join_filter.c, src/prefetch_scan.c):
+Added lines the extension prints (src/join_filter/, src/prefetch_scan.c):
     the nodes      Custom Scan (bloomfilter join build), Custom Scan (bloomfilter join probe)
                    (and "Parallel Custom Scan ...")
     their details  Bloom Join Filter:, Bloom Join Filters:, Rows Removed by Bloom Join Filter:,

@@ -277,7 +277,7 @@ extern bool agg_scan_enabled;
 extern void prefetch_scan_init(void);
 extern void agg_scan_init(void);
 
-/* join_filter.c: bloomfilter.join_filter */
+/* join_filter/placement.c: bloomfilter.join_filter */
 typedef enum JoinFilterMode
 {
 	JOIN_FILTER_OFF,

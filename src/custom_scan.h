@@ -34,8 +34,8 @@ extern CustomScan *custom_scan_of(const CustomPath *best_path, List *tlist,
 extern Node *custom_state_new(CustomScan *cscan);
 
 /*
- * join_filter.c: the join filters a probe site tests, for the join probe
- * node and the join scan (prefetch_scan.c), which stands in for a
+ * join_filter/probe.c: the join filters a probe site tests, for the join
+ * probe node and the join scan (prefetch_scan.c), which stands in for a
  * sequential scan that is a probe site
  */
 struct ExplainState;
@@ -65,7 +65,10 @@ typedef struct LoudParams
 extern bool expression_is_loud(Node *node, const LoudParams *params);
 extern bool support_function_is_quiet(Oid funcid);
 
-/* prefetch_scan.c: the join scan in place of 'scan' under 'probe', or NULL */
+/*
+ * prefetch_scan.c: the join scan in place of 'scan' under 'probe', or NULL
+ * (join_filter/placement.c's one call into the scan)
+ */
 extern Plan *join_scan_for(Plan *scan, CustomScan *probe, List *rtable);
 
 #endif							/* BLOOMFILTER_CUSTOM_SCAN_H */

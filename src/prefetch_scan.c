@@ -32,12 +32,19 @@
  * = off turns it off.
  *
  * The join scan is the same scan testing automatic join filters
- * (join_filter.c) in place of a sequential scan that is a probe site: the
+ * (src/join_filter/) in place of a sequential scan that is a probe site: the
  * filters come from the hash joins' build nodes, complete or not when a row
  * reaches its turn (rows pass untested until they are), the keys are hashed
- * as join_filter.c hashes them (ahead of the row's turn where that calls no
+ * as the probe node hashes them (ahead of the row's turn where that calls no
  * SQL function), and the tests come after every qual of the scan, as the
  * probe node above the scan would make them.
+ *
+ * The direction of calls (custom_scan.h declares both ends): this file
+ * calls down into the join filters' probe API (join_probe_*, probe.c) and
+ * nothing else of theirs; the join filters call into this file only to
+ * construct the join scan's plan (join_scan_for, from placement.c) and to
+ * ask whether an expression is loud (expression_is_loud and
+ * support_function_is_quiet, from trace.c and placement.c).
  */
 #include "bloomfilter.h"
 #include "custom_scan.h"
