@@ -57,7 +57,12 @@ section() { awk -v s="$1" '/^[A-Z]/ { on = ($0 == s); next } on' page.txt; }
 options_in() { { grep -oE '(^|[][ |,])--?[a-zA-Z][a-z-]*' || true; } | sed 's/^[][ |,]//' | sort -u; }
 squeeze() { sed -E 's/^ +//; s/ +$//; s/ +/ /g' | awk 'NF' | sort; }
 # "what is missing" "from" "list A" "list B": the lines of A that B lacks, or nothing
-missing() { comm -23 <(printf '%s\n' "$1" | sort -u) <(printf '%s\n' "$2" | sort -u) | grep -v '^$' || true; }
+missing() { # the lines of $1 not in $2 (files, not /dev/fd: a chroot may lack /proc)
+	printf '%s\n' "$1" | sort -u >missing.a
+	printf '%s\n' "$2" | sort -u >missing.b
+	comm -23 missing.a missing.b >missing.out || die "comm failed"
+	grep -v '^$' missing.out || true
+}
 same() { # what, the help's lines, the page's lines
 	local lack extra
 	lack=$(missing "$2" "$3")
@@ -88,8 +93,12 @@ help_options=$(options_in <help.txt)
 
 # ---- the page ------------------------------------------------------------------------------
 page_usage=$(section SYNOPSIS | squeeze)
-page_commands=$(section COMMANDS | awk '/^       [a-z]/ { print $1 }' | sort -u)
-page_options=$(section OPTIONS | awk '/^       -/' | options_in)
+# the tags: a section's lines at its smallest indentation (groff 1.22 and 1.23 indent them 7
+# columns, 1.24 5)
+tags() { section "$1" | awk 'NF { n = match($0, /[^ ]/); line[NR] = $0; at[NR] = n; if (!min || n < min) min = n }
+	END { for (i = 1; i <= NR; i++) if (at[i] == min) print line[i] }'; }
+page_commands=$(tags COMMANDS | awk '$1 ~ /^[a-z]+$/ { print $1 }' | sort -u)
+page_options=$(tags OPTIONS | awk '$1 ~ /^-/' | options_in)
 
 same "SYNOPSIS is the help's Usage" "$help_usage" "$page_usage"
 same "COMMANDS describes the help's commands" "$help_commands" "$page_commands"
