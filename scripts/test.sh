@@ -45,13 +45,13 @@ if [ "${1:-}" = all ]; then
 	versions=${TEST_VERSIONS:-15 17 18}
 	core_tested=0
 	for v in $versions; do
-		# after the first version the two oracles run 300 queries each (by default the
+		# after the first version the two oracles run 200 queries each (by default the
 		# prefetching scan's oracle 1,200, the join oracle 400), and Citus (a build of some
 		# minutes per version) does not run, so that make test-all stays within CI's time;
 		# ORACLE_QUERIES or BF_CITUS set by hand applies to every version
 		oracle=()
 		if [ "$core_tested" = 1 ] && [ -z "${ORACLE_QUERIES:-}" ]; then
-			oracle=(ORACLE_QUERIES=300)
+			oracle=(ORACLE_QUERIES=200)
 		fi
 		if [ "$core_tested" = 1 ] && [ -z "${BF_CITUS:-}" ]; then
 			oracle+=(BF_CITUS=no)
