@@ -26,7 +26,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 COST 5;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, text) IS
-'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed (if only added elements were removed), 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem bytea)
 RETURNS integer
@@ -35,7 +35,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 COST 5;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, bytea) IS
-'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed (if only added elements were removed), 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem smallint)
 RETURNS integer
@@ -44,7 +44,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 COST 5;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, smallint) IS
-'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed (if only added elements were removed), 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem integer)
 RETURNS integer
@@ -53,7 +53,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 COST 5;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, integer) IS
-'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed (if only added elements were removed), 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem bigint)
 RETURNS integer
@@ -62,7 +62,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 COST 5;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, bigint) IS
-'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed (if only added elements were removed), 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem uuid)
 RETURNS integer
@@ -71,7 +71,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 COST 5;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, uuid) IS
-'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed (if only added elements were removed), 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_count(f @extschema@.bloomfilter, elem anyelement)
 RETURNS integer
@@ -80,4 +80,4 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 COST 5;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, anyelement) IS
-'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed (if only added elements were removed), 0 if it is certainly absent (counting counts up to 15)';

@@ -560,7 +560,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 COST 5;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, text) IS
-'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed (if only added elements were removed), 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_remove(f @extschema@.bloomfilter, elem bytea)
 RETURNS @extschema@.bloomfilter
@@ -579,7 +579,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 COST 5;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, bytea) IS
-'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed (if only added elements were removed), 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_remove(f @extschema@.bloomfilter, elem smallint)
 RETURNS @extschema@.bloomfilter
@@ -598,7 +598,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 COST 5;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, smallint) IS
-'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed (if only added elements were removed), 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_remove(f @extschema@.bloomfilter, elem integer)
 RETURNS @extschema@.bloomfilter
@@ -617,7 +617,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 COST 5;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, integer) IS
-'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed (if only added elements were removed), 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_remove(f @extschema@.bloomfilter, elem bigint)
 RETURNS @extschema@.bloomfilter
@@ -636,7 +636,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 COST 5;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, bigint) IS
-'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed (if only added elements were removed), 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_remove(f @extschema@.bloomfilter, elem uuid)
 RETURNS @extschema@.bloomfilter
@@ -655,7 +655,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 COST 5;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, uuid) IS
-'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed (if only added elements were removed), 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_remove(f @extschema@.bloomfilter, elem anyelement)
 RETURNS @extschema@.bloomfilter
@@ -674,7 +674,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 COST 5;
 
 COMMENT ON FUNCTION @extschema@.bloomfilter_count(@extschema@.bloomfilter, anyelement) IS
-'copies of elem a counting or cuckoo filter may hold: at least those added and not removed, 0 if it is certainly absent (counting counts up to 15)';
+'copies of elem a counting or cuckoo filter may hold: at least those added and not removed (if only added elements were removed), 0 if it is certainly absent (counting counts up to 15)';
 
 CREATE FUNCTION @extschema@.bloomfilter_contains_all(f @extschema@.bloomfilter, elems anyarray)
 RETURNS boolean

@@ -479,4 +479,11 @@ SELECT length(:'q') > 80000 AS long_literal;
 SELECT line FROM (SELECT explain_json(:'q', 'COSTS OFF') -> 'Plan' -> 'Plans' -> 0 ->> 'Bloom Filter' AS line) AS e;
 SELECT explain_json(:'q', 'VERBOSE, COSTS OFF')::text LIKE '%<bloomfilter: blocked, % 5000 items added, 62080 bytes>%' AS verbose_too;
 :q;
+-- a parameter of a generic plan shows as itself
+SET plan_cache_mode = force_generic_plan;
+PREPARE ps_const_q(bloomfilter) AS SELECT count(*) FROM ps_const WHERE $1 @> g;
+SELECT explain_json(format('EXECUTE ps_const_q(%L)', bloomfilter_create(10, 0.01) || 1), 'COSTS OFF')
+	-> 'Plan' -> 'Plans' -> 0 ->> 'Bloom Filter' AS generic_line;
+DEALLOCATE ps_const_q;
+RESET plan_cache_mode;
 DROP TABLE ps_const;

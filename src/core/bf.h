@@ -294,9 +294,9 @@ extern bool bf_can_remove(bf_variant variant);
 
 /*
  * Copies of an element a counting or cuckoo filter may hold (RedisBloom's
- * CF.COUNT): at least the additions of it not yet removed, more when other
- * elements share its counters or fingerprint, 0 when it is certainly
- * absent.  A counting filter's 4-bit counters saturate, so it counts up to
+ * CF.COUNT): at least the additions of it not yet removed (when only added
+ * elements were removed), more when other elements share its counters or
+ * fingerprint, 0 when it is certainly absent.  A counting filter's 4-bit counters saturate, so it counts up to
  * BF_COUNTING_MAX_COPIES; a cuckoo filter holds up to BF_CUCKOO_MAX_COPIES
  * per stage.  BF_E_UNSUPPORTED for the variants that keep no copies.
  */
