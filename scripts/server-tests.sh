@@ -17,7 +17,8 @@
 # script asks for, if more (the oracle's thousands of queries on a loaded machine).  Each
 # script's line says how long it took.  BF_CLUSTER_TESTS (names without .sh, separated by
 # spaces, commas or colons: only colons pass into the Debian roots of scripts/roots.sh;
-# "none" for none) runs only those scripts, for development.
+# "none" for none) runs only those scripts, for development; BF_CLUSTER_SKIP (the same form)
+# leaves those out (make test-all, after the first version: see scripts/test.sh).
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$BF_ROOT"
@@ -74,6 +75,19 @@ if [ -n "${BF_CLUSTER_TESTS:-}" ]; then
 	for script in "${scripts[@]}"; do
 		name=$(basename "${script%.sh}")
 		[[ $wanted != *" $name "* ]] || chosen+=("$script")
+	done
+	scripts=("${chosen[@]}")
+fi
+if [ -n "${BF_CLUSTER_SKIP:-}" ]; then
+	unwanted=" $(echo "$BF_CLUSTER_SKIP" | tr ",:" "  ") "
+	chosen=()
+	for script in "${scripts[@]}"; do
+		name=$(basename "${script%.sh}")
+		if [[ $unwanted == *" $name "* ]]; then
+			echo "skip $script (BF_CLUSTER_SKIP)"
+		else
+			chosen+=("$script")
+		fi
 	done
 	scripts=("${chosen[@]}")
 fi

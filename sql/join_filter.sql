@@ -314,6 +314,26 @@ SELECT 'stale, parallel hash' AS plan, p.* FROM jf_parallel(:'q') p;
 SET enable_parallel_hash = off;
 SELECT 'stale, oblivious' AS plan, p.* FROM jf_parallel(:'q') p;
 RESET enable_parallel_hash;
+-- a participant that arrives after a Parallel Hash is built (without the leader, the first
+-- worker builds the 20 keys before the second one starts, as a rule) tests the shared filter as
+-- those that built it do: every row that is let through has a partner (a late participant once
+-- let every row through untested)
+CREATE TABLE jf_late_dim (k int);
+INSERT INTO jf_late_dim SELECT g * 1000 FROM generate_series(1, 20) g;
+CREATE TABLE jf_late_probe (k int);
+INSERT INTO jf_late_probe SELECT g FROM generate_series(1, 300000) g;
+ANALYZE jf_late_dim, jf_late_probe;
+\set q 'SELECT count(*) FROM jf_late_probe p JOIN jf_late_dim d ON d.k = p.k'
+SET parallel_leader_participation = off;
+SELECT 'late participants' AS plan, p.* FROM jf_parallel(:'q') p;
+SET bloomfilter.join_filter = always;
+SELECT r.plan ->> 'Custom Plan Provider' AS site,
+       (r.plan ->> 'Rows Removed by Bloom Join Filter')::float8 * (r.plan ->> 'Actual Loops')::int
+         > 299970 AS all_but_the_20_removed
+FROM (SELECT explain_json(:'q', 'ANALYZE, COSTS OFF, TIMING OFF')
+             #> '{Plan,Plans,0,Plans,0,Plans,0,Plans,0}' AS plan) r;
+RESET bloomfilter.join_filter;
+RESET parallel_leader_participation;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

@@ -215,7 +215,8 @@ finish_build(BuildState *bs)
  * barrier (a parallel hash join never reads one before it builds), so the
  * verdict each reads at its first probe is that of every participant.
  * One that joins the hash join after the build never builds: its filter
- * stays BUILDING and it tests no row.
+ * stays BUILDING until its first probe, which takes the same verdict
+ * (nothing of its own to add).
  */
 static void
 merge_shared(JoinFilter *jf)
@@ -254,6 +255,7 @@ shared_verdict(JoinFilter *jf)
 {
 	bool		usable;
 
+	jf->view = &jf->shared_view;
 	pg_memory_barrier();
 	usable = pg_atomic_read_u32(&jf->control->abandoned) == 0;
 #ifndef PG_HAVE_ATOMIC_U64_SIMULATION

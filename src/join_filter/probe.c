@@ -126,7 +126,15 @@ filter_in_use(JoinProbe *jp, ProbeTest *t)
 	}
 	if (t->filter == NULL)
 		return NULL;
-	if (unlikely(t->filter->state == JF_MERGED))
+
+	/*
+	 * A Parallel Hash's filter: at this process's first probe every
+	 * participant that built has merged its keys (see merge_shared), this
+	 * one too if it built; one that arrived after the build never ran its
+	 * build node, and tests the shared filter all the same
+	 */
+	if (unlikely(t->filter->state == JF_MERGED ||
+				 (t->filter->state == JF_BUILDING && t->filter->shared)))
 		shared_verdict(t->filter);
 	return t->filter->state == JF_READY ? t->filter : NULL;
 }
