@@ -414,3 +414,63 @@ SHOW bloomfilter.join_filter;
 SELECT sqlstate_of('SET bloomfilter.join_filter = sometimes') AS bad_value;
 RESET bloomfilter.join_filter;
 SHOW bloomfilter.join_filter;
+-- write statements get filters: UPDATE ... FROM, DELETE ... USING, INSERT ... SELECT, MERGE and
+-- SELECT ... FOR UPDATE (every node under a ModifyTable or LockRows depends on its
+-- EvalPlanQual parameter, which once kept every build side out); each run with the setting
+-- off and always in a transaction rolled back, comparing the rows returned and the table after
+CREATE TABLE jf_target AS SELECT g AS id, k, 0 AS v FROM jf_fact;
+CREATE TABLE jf_sink (id int, k int);
+ANALYZE jf_target;
+CREATE FUNCTION jf_write(stmt text, tbl text, OUT filtered boolean, OUT removed boolean,
+                         OUT same boolean, OUT nrows int)
+LANGUAGE plpgsql AS $$
+DECLARE
+	res text[];
+	plan text;
+	digest text[];
+	got text;
+	probe text := format('SELECT md5(string_agg(t::text, '','' ORDER BY t::text)) FROM %s t', tbl);
+BEGIN
+	FOR i IN 1..2 LOOP
+		PERFORM set_config('bloomfilter.join_filter', CASE i WHEN 1 THEN 'off' ELSE 'always' END, true);
+		BEGIN
+			IF i = 2 THEN
+				plan := explain_json(stmt, 'ANALYZE, COSTS OFF, TIMING OFF')::text;
+				filtered := plan LIKE '%join build%';
+				removed := substring(plan FROM '"Rows Removed by Bloom Join Filter": (\d+)')::int > 0;
+				RAISE EXCEPTION 'roll back' USING ERRCODE = 'P0003';
+			END IF;
+		EXCEPTION WHEN SQLSTATE 'P0003' THEN NULL;
+		END;
+		BEGIN
+			IF stmt ~ '^SELECT|RETURNING' THEN
+				EXECUTE format('WITH w AS (%s) SELECT array_agg(r::text ORDER BY r::text)::text FROM w r',
+							   stmt) INTO got;
+				res[i] := got;
+			ELSE
+				EXECUTE stmt;
+				GET DIAGNOSTICS nrows = ROW_COUNT;
+				res[i] := nrows::text;
+			END IF;
+			EXECUTE probe INTO got;
+			digest[i] := got;
+			RAISE EXCEPTION 'roll back' USING ERRCODE = 'P0003';
+		EXCEPTION WHEN SQLSTATE 'P0003' THEN NULL;
+		END;
+	END LOOP;
+	same := res[1] IS NOT DISTINCT FROM res[2] AND digest[1] IS NOT DISTINCT FROM digest[2];
+	nrows := CASE WHEN stmt ~ '^SELECT|RETURNING' THEN cardinality(res[2]::text[]) ELSE res[2]::int END;
+END
+$$;
+SET bloomfilter.prefetch_scan = off;
+SELECT 'update' AS stmt, w.* FROM jf_write('UPDATE jf_target t SET v = t.v + 1 FROM jf_dim d WHERE t.k = d.id AND d.a < 30 RETURNING t.id, t.v', 'jf_target') w
+UNION ALL
+SELECT 'delete', w.* FROM jf_write('DELETE FROM jf_target t USING jf_dim d WHERE t.k = d.id AND d.a < 30 RETURNING t.id', 'jf_target') w
+UNION ALL
+SELECT 'insert', w.* FROM jf_write('INSERT INTO jf_sink SELECT t.id, d.id FROM jf_target t JOIN jf_dim d ON t.k = d.id WHERE d.a < 30', 'jf_sink') w
+UNION ALL
+SELECT 'merge', w.* FROM jf_write('MERGE INTO jf_target t USING jf_dim d ON t.k = d.id AND d.a < 30 WHEN MATCHED THEN UPDATE SET v = t.v + 1', 'jf_target') w
+UNION ALL
+SELECT 'for update', w.* FROM jf_write('SELECT t.id, d.id FROM jf_target t JOIN jf_dim d ON t.k = d.id WHERE d.a < 30 FOR UPDATE OF t', 'jf_target') w;
+RESET bloomfilter.prefetch_scan;
+SELECT 'update, join scan' AS stmt, w.* FROM jf_write('UPDATE jf_target t SET v = t.v + 1 FROM jf_dim d WHERE t.k = d.id AND d.a < 30 RETURNING t.id, t.v', 'jf_target') w;

@@ -116,15 +116,22 @@ begin_build(CustomScanState *node, EState *estate, int eflags)
 
 	/*
 	 * A cached plan obeys join_filter = off: nothing is built, the probes
-	 * find no filter and a remote scan gets none
+	 * find no filter and a remote scan gets none.  Nor is one built in the
+	 * copy of the plan that rechecks a row updated concurrently
+	 * (EvalPlanQual, under a ModifyTable or LockRows), which reads one row
+	 * of each table and starts again for each row it rechecks, with changed
+	 * parameters that may make the join read a probe row before it builds.
+	 * The copy's parameter slots start with the values of the plan it
+	 * rechecks for: the slot must say that this copy has no filter.
 	 */
-	if (join_filter_mode == JOIN_FILTER_OFF)
-		jf->state = JF_OFF;
-	else
+	if (join_filter_mode == JOIN_FILTER_OFF || estate->es_epq_active != NULL)
 	{
-		filter_param(estate, paramid)->value = PointerGetDatum(jf);
-		filter_param(estate, paramid)->isnull = false;
+		jf->state = JF_OFF;
+		filter_param(estate, paramid)->value = (Datum) 0;
 	}
+	else
+		filter_param(estate, paramid)->value = PointerGetDatum(jf);
+	filter_param(estate, paramid)->isnull = false;
 }
 
 /*

@@ -268,6 +268,8 @@ typedef struct Surgery
 {
 	PlannedStmt *stmt;
 	Bitmapset  *gather_params;	/* the rescan parameters of Gathers */
+	Bitmapset  *epq_params;		/* the EvalPlanQual parameters of
+								 * ModifyTable and LockRows */
 	LoudParams	loud;			/* the parameters initplans set */
 	List	   *candidates;
 	int			next_node_id;

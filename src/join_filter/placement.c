@@ -185,6 +185,7 @@ consider_join(Surgery *s, HashJoin *join)
 	double		work = 0.0;
 	Candidate  *c;
 	bf_params	params;
+	Bitmapset  *params_used;
 	ListCell   *lc,
 			   *lo;
 
@@ -200,11 +201,15 @@ consider_join(Surgery *s, HashJoin *join)
 	 * join may rebuild it only after it has read a probe row.  A Parallel
 	 * Hash depends on its Gather's rescan parameter, which changes only when
 	 * the whole parallel plan starts again, and it never reads a probe row
-	 * before it builds.
+	 * before it builds.  Under a ModifyTable or LockRows every node depends
+	 * on their EvalPlanQual parameter, which changes only in the copy of the
+	 * plan that rechecks a row updated concurrently, where no filter is
+	 * built (begin_build).
 	 */
-	if (!bms_is_empty(hash->plan.parallel_aware ?
-					  bms_difference(hash->plan.allParam, s->gather_params) :
-					  hash->plan.allParam))
+	params_used = bms_difference(hash->plan.allParam, s->epq_params);
+	if (hash->plan.parallel_aware)
+		params_used = bms_difference(params_used, s->gather_params);
+	if (!bms_is_empty(params_used))
 		return;
 
 	/*
@@ -308,6 +313,12 @@ note_node_id(Plan *plan, void *arg)
 	if (IsA(plan, GatherMerge) && ((GatherMerge *) plan)->rescan_param >= 0)
 		s->gather_params = bms_add_member(s->gather_params,
 										  ((GatherMerge *) plan)->rescan_param);
+	if (IsA(plan, ModifyTable))
+		s->epq_params = bms_add_member(s->epq_params,
+									   ((ModifyTable *) plan)->epqParam);
+	if (IsA(plan, LockRows))
+		s->epq_params = bms_add_member(s->epq_params,
+									   ((LockRows *) plan)->epqParam);
 	foreach(lc, plan->initPlan)
 	{
 		ListCell   *lp;

@@ -373,10 +373,12 @@ def prepared_query(g, q):
 
 
 def dml_query(g, q):
-    """UPDATE ... FROM, DELETE ... USING, INSERT ... SELECT, with a join; compared by the
-    digest of the table written (rolled back after each run)"""
+    """UPDATE ... FROM, DELETE ... USING, INSERT ... SELECT, MERGE, SELECT ... FOR UPDATE, with
+    a join; compared by the rows returned and the digest of the table written (rolled back
+    after each run)"""
     r = g.r
-    form = g.pick([('update', 30), ('delete', 25), ('insert', 30), ('update_dim', 15)])
+    form = g.pick([('update', 25), ('delete', 20), ('insert', 25), ('update_dim', 10),
+                   ('merge', 12), ('forupdate', 8)])
     ft, groups = g.fact()
     dt, _ = g.dim()
     f, d = g.alias('f'), g.alias('d')
@@ -393,6 +395,18 @@ def dml_query(g, q):
         q.stmts = [f"INSERT INTO sink SELECT {f}.id, {d}.id, {f}.tx FROM {ft} {f} "
                    f"JOIN {dt} {d} ON {w}"]
         target = 'sink'
+    elif form == 'merge':
+        # one target table: PostgreSQL 15's EXPLAIN (FORMAT JSON) of a MERGE into several
+        # (a partitioned or inheritance parent) is not valid JSON
+        if ft not in ('fact', 'ONLY fact_i'):
+            ft = 'fact'
+        act = g.pick([(f"UPDATE SET v = {f}.v + 1000", 2), ("DELETE", 1)])
+        q.stmts = [f"MERGE INTO {ft} {f} USING {dt} {d} ON {w} WHEN MATCHED THEN {act}"]
+        target = ft
+    elif form == 'forupdate':
+        q.stmts = [f"SELECT {f}.id, {d}.id FROM {ft} {f} JOIN {dt} {d} ON {w} "
+                   f"FOR UPDATE OF {f}"]
+        target = ft
     else:
         q.stmts = [f"UPDATE {dt} {d} SET grp = {d}.grp + 100 WHERE EXISTS (SELECT 1 FROM {ft} {f} "
                    f"WHERE {w})"]

@@ -95,7 +95,7 @@ BUILD = 'Custom Scan (bloomfilter join build)'
 PROBE = 'Custom Scan (bloomfilter join probe)'
 JOIN_SCAN = 'Custom Scan (bloomfilter join scan)'
 # the fraction of the queries with an eligible hash join that must get a build node
-NEED = {'always': 0.4, 'always-par': 0.2}
+NEED = {'always': 0.4, 'always-par': 0.2, 'always-dml': 0.4}
 
 
 def hash_join_types(version):
@@ -171,7 +171,7 @@ class Runner:
             'noldr_build', 'on_build',
             'analyzed', 'analyzed_dropped', 'analyzed_spilled', 'on_paused', 'errors',
             'serial_only', 'stale_par_build', 'fdw_remote_filter', 'counted_calls',
-            'epq_blocked')}
+            'epq_blocked', 'epq_build', 'dml_hash_join', 'dml_build')}
         self.build_under = {}
         self.shapes = {}
         self.secs = {}
@@ -367,6 +367,9 @@ class Runner:
         if name == 'always':
             self.cov['hash_join'] += eligible
             self.cov['build'] += bool(builds)
+            if q.shape == 'dml':
+                self.cov['dml_hash_join'] += eligible
+                self.cov['dml_build'] += bool(builds)
             self.cov['probe'] += bool(probes)
             self.cov['join_scan'] += bool(scans)
             if builds and re.search(r'SubPlan|Nested Loop', plan):
@@ -411,6 +414,10 @@ class Runner:
         c.execute(self.settings_sql(cfg, q))
         for s in case.pre:
             c.execute(s)
+        if cfg[0] == 'always' and 'epq_run' not in case.query:
+            # (EXPLAIN takes no row lock: it does not wait for B)
+            c.execute("EXPLAIN (COSTS OFF) " + case.query)
+            self.cov['epq_build'] += any(BUILD in r[0] for r in c.fetchall())
         out, blocked = run_while_blocked(c, pid, case.query, bc, mon)
         e = out.pop('exc', None)
         if e is not None:
@@ -432,8 +439,6 @@ class Runner:
             say(case.text())
         ref = None
         for cfg in SERIAL:
-            if cfg[0] == 'always-probe':
-                continue
             try:
                 out = self.run_epq(case, cfg, b, mon)
             except Crash as e:
@@ -510,7 +515,8 @@ def coverage_ok(rn):
     """the run is not a comparison of plain plans: enough queries got join filters"""
     ok = True
     for name, (have, of) in {'always': ('build', 'hash_join'),
-                             'always-par': ('par_build', 'par_hash_join')}.items():
+                             'always-par': ('par_build', 'par_hash_join'),
+                             'always-dml': ('dml_build', 'dml_hash_join')}.items():
         need = NEED[name] * rn.cov[of]
         if rn.cov[have] < need:
             say(f"too little coverage: {rn.cov[have]} queries with a build node in {name}, "
@@ -526,7 +532,9 @@ def coverage_ok(rn):
             (rn.cov['counted_calls'], 1 if shapes.get('sidefx', 0) >= 10 else 0,
              "queries whose volatile functions were called"),
             (rn.cov['epq_blocked'], NEPQ // 2 if NEPQ >= 4 else 0,
-             "EvalPlanQual cases that blocked on the writer's row")):
+             "EvalPlanQual cases that blocked on the writer's row"),
+            (rn.cov['epq_build'], NEPQ // 4 if NEPQ >= 4 else 0,
+             "EvalPlanQual cases whose statement got a join filter (always)")):
         if have < need:
             say(f"too little coverage: {have} {what}")
             ok = False

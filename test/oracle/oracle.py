@@ -84,7 +84,8 @@ def run_while_blocked(c, pid, query, bc, mon):
     def a_side():
         try:
             c.execute(query)
-            out['rows'] = sorted(map(repr, c.fetchall()))
+            # (a MERGE returns no rows)
+            out['rows'] = sorted(map(repr, c.fetchall())) if c.description else []
         except psycopg2.Error as e:
             out['exc'] = e
     th = threading.Thread(target=a_side)
