@@ -474,3 +474,20 @@ UNION ALL
 SELECT 'for update', w.* FROM jf_write('SELECT t.id, d.id FROM jf_target t JOIN jf_dim d ON t.k = d.id WHERE d.a < 30 FOR UPDATE OF t', 'jf_target') w;
 RESET bloomfilter.prefetch_scan;
 SELECT 'update, join scan' AS stmt, w.* FROM jf_write('UPDATE jf_target t SET v = t.v + 1 FROM jf_dim d WHERE t.k = d.id AND d.a < 30 RETURNING t.id, t.v', 'jf_target') w;
+-- a join on two keys whose probe keys come from two scans (ma.bk from ma, mc.n from mc below
+-- another join): a filter could test ma.bk only, by which every row has a partner; at on none
+-- is placed there (the estimates speak of both keys), at always it is
+CREATE TABLE jf_ma (id int, ck int, bk int);
+INSERT INTO jf_ma SELECT g, g % 20000, g % 100 FROM generate_series(1, 100000) g;
+CREATE TABLE jf_mb (id int, n int);
+INSERT INTO jf_mb SELECT g, g % 25 FROM generate_series(0, 99) g;
+CREATE TABLE jf_mc (ck int, n int);
+INSERT INTO jf_mc SELECT g, g % 25 FROM generate_series(0, 19999) g;
+ANALYZE jf_ma, jf_mb, jf_mc;
+\set q 'SELECT count(*) FROM jf_ma ma JOIN jf_mb mb ON ma.bk = mb.id JOIN jf_mc mc ON ma.ck = mc.ck AND mb.n = mc.n'
+SET bloomfilter.join_filter = on;
+SELECT explain_json(:'q', 'COSTS OFF')::text LIKE '%"Bloom Join Filter": "bf1 (mb.id)"%' AS part_key_filter_at_on;
+SET bloomfilter.join_filter = always;
+SELECT explain_json(:'q', 'COSTS OFF')::text LIKE '%"Bloom Join Filter": "bf1 (mb.id)"%' AS part_key_filter_at_always;
+SELECT c.same, c.nrows FROM jf_check(:'q') c;
+RESET bloomfilter.join_filter;

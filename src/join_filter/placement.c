@@ -264,8 +264,15 @@ consider_join(Surgery *s, HashJoin *join)
 
 	if (!plan_filter(build_keys(hash), &params))
 		return;
+
+	/*
+	 * The estimates say what fraction of probe rows the join keeps by all
+	 * its keys; a filter that tests only some of them (the others come from
+	 * other scans) may keep nearly every row, which they do not say
+	 */
 	if (join_filter_mode != JOIN_FILTER_ALWAYS &&
-		!filter_pays(join, best_sites, work, &params))
+		(list_length(keys) < list_length(join->hashkeys) ||
+		 !filter_pays(join, best_sites, work, &params)))
 		return;
 
 	c = palloc0(sizeof(Candidate));
