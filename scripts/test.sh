@@ -48,17 +48,19 @@ if [ "${1:-}" = all ]; then
 		# after the first version the two oracles run 200 queries each (by default the
 		# prefetching scan's oracle 1,200, the join oracle 400), and Citus (a build of some
 		# minutes per version) does not run, so that make test-all stays within CI's time;
-		# ORACLE_QUERIES or BF_CITUS set by hand applies to every version.  test/cluster/cancel.sh
-		# (five minutes of building and cancelling huge constants) runs with the first version
-		# only: what it tests, the interrupt checks in the core's loops and the size limits
-		# checked before an allocation, is the same code on every version (BF_CLUSTER_SKIP set
-		# by hand applies to every version)
+		# ORACLE_QUERIES or BF_CITUS set by hand applies to every version.  Four test/cluster
+		# scripts run with the first version only, as what they test is the same on every
+		# version: cancel.sh (five minutes of building and cancelling huge constants: the
+		# interrupt checks in the core's loops, the size limits checked before an allocation),
+		# bloomtool.sh and bloomtool_files.sh (the command-line tool, which links the core and
+		# no PostgreSQL), storage_reader.sh (the format read by a reader written from
+		# STORAGE.md).  BF_CLUSTER_SKIP set by hand applies to every version.
 		oracle=()
 		if [ "$core_tested" = 1 ] && [ -z "${ORACLE_QUERIES:-}" ]; then
 			oracle=(ORACLE_QUERIES=200)
 		fi
 		if [ "$core_tested" = 1 ] && [ -z "${BF_CLUSTER_SKIP:-}" ]; then
-			oracle+=(BF_CLUSTER_SKIP=cancel)
+			oracle+=(BF_CLUSTER_SKIP=cancel:bloomtool:bloomtool_files:storage_reader)
 		fi
 		if [ "$core_tested" = 1 ] && [ -z "${BF_CITUS:-}" ]; then
 			oracle+=(BF_CITUS=no)
