@@ -52,7 +52,7 @@ extern void join_probe_explain(JoinProbe *jp, CustomScanState *node,
 							   struct ExplainState *es);
 
 /*
- * prefetch_scan.c: whether evaluating an expression may fail or be seen by
+ * loud.c: whether evaluating an expression may fail or be seen by
  * anyone (see loud_walker); 'params' NULL: every parameter is loud, else
  * only the executor parameters that initplans set (their first use runs
  * the initplan)

@@ -42,9 +42,9 @@
  * The direction of calls (custom_scan.h declares both ends): this file
  * calls down into the join filters' probe API (join_probe_*, probe.c) and
  * nothing else of theirs; the join filters call into this file only to
- * construct the join scan's plan (join_scan_for, from placement.c) and to
- * ask whether an expression is loud (expression_is_loud and
- * support_function_is_quiet, from trace.c and placement.c).
+ * construct the join scan's plan (join_scan_for, from placement.c).  Which
+ * quals may be tested ahead of a row's turn is loud.c's
+ * expression_is_loud.
  */
 #include "bloomfilter.h"
 #include "custom_scan.h"
@@ -52,10 +52,8 @@
 #include "access/relscan.h"
 #include "access/table.h"
 #include "access/tableam.h"
-#include "access/transam.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
-#include "catalog/pg_proc.h"
 #include "commands/explain.h"
 #include BF_EXPLAIN_FORMAT_H
 #include "executor/executor.h"
@@ -262,93 +260,6 @@ find_clause(RelOptInfo *rel)
 	return NULL;
 }
 
-/* A function a silent qual may not call: one that may fail or be seen */
-static bool
-loud_function(Oid funcid, void *context)
-{
-	return !get_func_leakproof(funcid) ||
-		func_volatile(funcid) == PROVOLATILE_VOLATILE;
-}
-
-/*
- * Whether evaluating 'node' could fail or be observed, for any row: true
- * unless it is made only of columns, constants, boolean logic, NULL tests,
- * relabellings and calls of leakproof functions that are not volatile.  A
- * parameter is loud too where 'context' (a LoudParams) is NULL: an executor
- * parameter may run an initplan, and an external one may raise an error (a
- * PL/pgSQL record not yet assigned); else only the initplans' outputs in it.
- */
-static bool
-loud_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	switch (nodeTag(node))
-	{
-		case T_Var:
-		case T_Const:
-		case T_List:
-		case T_TargetEntry:
-		case T_BoolExpr:
-		case T_NullTest:
-		case T_BooleanTest:
-		case T_RelabelType:
-			break;
-		case T_Param:
-			{
-				const LoudParams *lp = context;
-				Param	   *param = (Param *) node;
-
-				if (lp == NULL ||
-					(param->paramkind == PARAM_EXEC &&
-					 bms_is_member(param->paramid, lp->initplan_params)))
-					return true;
-			}
-			break;
-		case T_ScalarArrayOpExpr:
-			{
-				ScalarArrayOpExpr *saop = (ScalarArrayOpExpr *) node;
-
-				/* a hashed  x IN (...)  calls its hash functions as well */
-				if ((OidIsValid(saop->hashfuncid) &&
-					 loud_function(saop->hashfuncid, NULL)) ||
-					(OidIsValid(saop->negfuncid) &&
-					 loud_function(saop->negfuncid, NULL)))
-					return true;
-			}
-			/* FALLTHROUGH */
-		case T_FuncExpr:
-		case T_OpExpr:
-		case T_DistinctExpr:
-		case T_NullIfExpr:
-			if (check_functions_in_node(node, loud_function, NULL))
-				return true;
-			break;
-		default:
-			return true;
-	}
-	return expression_tree_walker(node, loud_walker, context);
-}
-
-bool
-expression_is_loud(Node *node, const LoudParams *params)
-{
-	return loud_walker(node, (void *) params);
-}
-
-/*
- * Whether a support function that a plan node calls per row (a hash
- * function, a sort comparator, a join's equality) is quiet: PostgreSQL's
- * own (they neither fail on a valid value nor have effects) or leakproof,
- * and not volatile
- */
-bool
-support_function_is_quiet(Oid funcid)
-{
-	return (funcid < FirstNormalObjectId || get_func_leakproof(funcid)) &&
-		func_volatile(funcid) != PROVOLATILE_VOLATILE;
-}
-
 /*
  * A path of the scan at a sequential scan's cost less a little (the misses
  * overlap): serial, or parallel-aware over 'workers' workers
@@ -458,7 +369,8 @@ plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		else if (!rinfo->pseudoconstant)
 		{
 			before = lappend(before, rinfo);
-			silent = silent && !loud_walker((Node *) rinfo->clause, NULL);
+			silent = silent &&
+				!expression_is_loud((Node *) rinfo->clause, NULL);
 			if (silent)
 				ahead++;
 		}
@@ -502,7 +414,8 @@ join_scan_for(Plan *plan, CustomScan *probe, List *rtable)
 	 */
 	foreach(lc, plan->targetlist)
 	{
-		if (loud_walker((Node *) lfirst_node(TargetEntry, lc)->expr, NULL))
+		if (expression_is_loud((Node *) lfirst_node(TargetEntry, lc)->expr,
+							   NULL))
 			return NULL;
 	}
 	rte = rt_fetch(scanrelid, rtable);
@@ -540,7 +453,7 @@ join_scan_for(Plan *plan, CustomScan *probe, List *rtable)
 	}
 	foreach(lc, plan->qual)
 	{
-		if (loud_walker(lfirst(lc), NULL))
+		if (expression_is_loud(lfirst(lc), NULL))
 			break;
 		ahead++;
 	}
