@@ -353,7 +353,8 @@ load_filter(ReadAheadState *ra, Size *bytes)
 	d = ExecEvalExprSwitchContext(ps->filter_expr, econtext, &isnull);
 	if (!isnull)
 	{
-		filterbuf_load(&ps->filter, mcxt, (struct varlena *) DatumGetPointer(d));
+		filterbuf_load(&ps->filter, mcxt,
+					   (struct varlena *) DatumGetPointer(d));
 		*bytes = ps->filter.b.view.payload_bytes;
 	}
 	ResetExprContext(econtext);

@@ -69,7 +69,7 @@ read_ahead_begin(ReadAheadState *ra, const ReadAheadOps *ops, EState *estate,
 	ra->row_cxt = AllocSetContextCreate(estate->es_query_cxt,
 										"bloomfilter prefetch row",
 										ALLOCSET_DEFAULT_SIZES);
-	/* heap slots: each keeps its own copy of the tuple header (read_ahead_row) */
+	/* heap slots, each with its own copy of a tuple header (read_ahead_row) */
 	for (i = 0; i < READ_AHEAD_RING; i++)
 		ra->ring[i] = table_slot_create(rel, &estate->es_tupleTable);
 	Assert(ra->ring[0]->tts_ops == &TTSOpsBufferHeapTuple);
@@ -98,7 +98,7 @@ read_ahead_load(ReadAheadState *ra, const ReadAheadOps *ops)
 		READ_AHEAD_FAR : READ_AHEAD_NEAR;
 }
 
-/* EvalPlanQual: the row again, against the quals and (if the ops say) the test */
+/* EvalPlanQual: the row again, against the quals and (ops permitting) the test */
 bool
 read_ahead_recheck(ReadAheadState *ra, TupleTableSlot *slot,
 				   const ReadAheadOps *ops)
@@ -132,7 +132,10 @@ clear_ring(ReadAheadState *ra)
 	ra->eof = false;
 }
 
-/* EndCustomScan's part of the ring; a user with nothing of its own to free uses it as it is */
+/*
+ * EndCustomScan's part of the ring, and the whole of it for a user with
+ * nothing of its own to free
+ */
 void
 read_ahead_end(CustomScanState *node)
 {
