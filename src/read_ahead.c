@@ -98,7 +98,7 @@ read_ahead_load(ReadAheadState *ra, const ReadAheadOps *ops)
 		READ_AHEAD_FAR : READ_AHEAD_NEAR;
 }
 
-/* EvalPlanQual: the row again, against the quals and (ops says) the test */
+/* EvalPlanQual: the row again, its quals and (recheck_tests) its test */
 bool
 read_ahead_recheck(ReadAheadState *ra, TupleTableSlot *slot,
 				   const ReadAheadOps *ops)
