@@ -102,7 +102,10 @@ typedef struct ReadAheadOps
 	 */
 	void		(*hash) (ReadAheadState *ra, TupleTableSlot *slot, int at);
 
-	/* At the row's turn, after every qual: whether the row passes */
+	/*
+	 * At the row's turn, after the quals 'ahead' and 'in_turn': whether the
+	 * row passes (the plan's qual, if any, comes after)
+	 */
 	bool		(*test) (ReadAheadState *ra, TupleTableSlot *slot, int at);
 
 	/*
