@@ -273,11 +273,7 @@ static const CustomExecMethods join_exec_methods = {
 	.ExecCustomScan = exec_join_scan, .EndCustomScan = read_ahead_end,
 	.ReScanCustomScan = rescan_join_scan,
 	.ExplainCustomScan = explain_join_scan,
-	/* parallel query: the participants share one parallel table scan */
-	.EstimateDSMCustomScan = read_ahead_estimate_dsm,
-	.InitializeDSMCustomScan = read_ahead_initialize_dsm,
-	.ReInitializeDSMCustomScan = read_ahead_reinitialize_dsm,
-	.InitializeWorkerCustomScan = read_ahead_initialize_worker,
+	READ_AHEAD_PARALLEL_METHODS,
 };
 
 void

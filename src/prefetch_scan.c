@@ -505,11 +505,7 @@ static const CustomExecMethods exec_methods = {
 	.ExecCustomScan = exec_prefetch_scan, .EndCustomScan = end_prefetch_scan,
 	.ReScanCustomScan = rescan_prefetch_scan,
 	.ExplainCustomScan = explain_prefetch_scan,
-	/* parallel query: the participants share one parallel table scan */
-	.EstimateDSMCustomScan = read_ahead_estimate_dsm,
-	.InitializeDSMCustomScan = read_ahead_initialize_dsm,
-	.ReInitializeDSMCustomScan = read_ahead_reinitialize_dsm,
-	.InitializeWorkerCustomScan = read_ahead_initialize_worker,
+	READ_AHEAD_PARALLEL_METHODS,
 };
 
 void

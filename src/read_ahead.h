@@ -148,6 +148,16 @@ extern void read_ahead_initialize_worker(CustomScanState *node, shm_toc *toc,
 										 void *coordinate);
 
 /*
+ * The parallel members of a user's CustomExecMethods: the participants
+ * share one parallel table scan, each with its own ring and filter
+ */
+#define READ_AHEAD_PARALLEL_METHODS \
+	.EstimateDSMCustomScan = read_ahead_estimate_dsm, \
+	.InitializeDSMCustomScan = read_ahead_initialize_dsm, \
+	.ReInitializeDSMCustomScan = read_ahead_reinitialize_dsm, \
+	.InitializeWorkerCustomScan = read_ahead_initialize_worker
+
+/*
  * The next row of the table into 'slot', or false at its end.  The heap AM
  * returns each row as a reference to the tuple header in its scan
  * descriptor, which the next row overwrites: a ring slot keeps a copy of
