@@ -271,10 +271,14 @@ extern bool type_is_bloomfilter(Oid type);
 extern void agg_plan_params(const NullableDatum *sizing, int nsizing,
 							bf_params *params);
 
-/* prefetch_scan.c, agg_scan.c: their settings (module.c defines them) */
+/*
+ * prefetch_scan.c, join_scan.c, agg_scan.c: their settings (module.c
+ * defines them; bloomfilter.prefetch_scan is the join scan's too) and set-up
+ */
 extern bool prefetch_scan_enabled;
 extern bool agg_scan_enabled;
 extern void prefetch_scan_init(void);
+extern void join_scan_init(void);
 extern void agg_scan_init(void);
 
 /* join_filter/placement.c: bloomfilter.join_filter */

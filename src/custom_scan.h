@@ -1,6 +1,9 @@
 /*
  * custom_scan.h
- *		What the aggregate scan and the prefetching scan build alike.
+ *		What the custom scans build alike (custom_scan.c), and the calls
+ *		between the scans and the join filters: the probe API
+ *		(join_filter/probe.c), whether an expression is loud (loud.c), the
+ *		join scan's plan (join_scan.c).
  */
 #ifndef BLOOMFILTER_CUSTOM_SCAN_H
 #define BLOOMFILTER_CUSTOM_SCAN_H
@@ -33,12 +36,18 @@ extern CustomScan *custom_scan_of(const CustomPath *best_path, List *tlist,
 								  const CustomScanKind *kind);
 extern Node *custom_state_new(CustomScan *cscan);
 
+struct ExplainState;
+
+extern char *deparse_describing_filters(Node *expr, List *context,
+										bool verbose);
+extern void explain_quals(List *quals, const char *label, List *context,
+						  struct ExplainState *es);
+
 /*
  * join_filter/probe.c: the join filters a probe site tests, for the join
- * probe node and the join scan (prefetch_scan.c), which stands in for a
+ * probe node and the join scan (join_scan.c), which stands in for a
  * sequential scan that is a probe site
  */
-struct ExplainState;
 typedef struct JoinProbe JoinProbe;
 
 extern JoinProbe *join_probe_begin(List *tests, EState *estate);
@@ -52,7 +61,7 @@ extern void join_probe_explain(JoinProbe *jp, CustomScanState *node,
 							   struct ExplainState *es);
 
 /*
- * prefetch_scan.c: whether evaluating an expression may fail or be seen by
+ * loud.c: whether evaluating an expression may fail or be seen by
  * anyone (see loud_walker); 'params' NULL: every parameter is loud, else
  * only the executor parameters that initplans set (their first use runs
  * the initplan)
@@ -66,7 +75,7 @@ extern bool expression_is_loud(Node *node, const LoudParams *params);
 extern bool support_function_is_quiet(Oid funcid);
 
 /*
- * prefetch_scan.c: the join scan in place of 'scan' under 'probe', or NULL
+ * join_scan.c: the join scan in place of 'scan' under 'probe', or NULL
  * (join_filter/placement.c's one call into the scan)
  */
 extern Plan *join_scan_for(Plan *scan, CustomScan *probe, List *rtable);

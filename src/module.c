@@ -44,6 +44,7 @@ _PG_init(void)
 							 &join_filter_mode, JOIN_FILTER_ON, join_filter_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	prefetch_scan_init();
+	join_scan_init();
 	agg_scan_init();
 	inplace_init();
 	join_filter_init();

@@ -31,36 +31,23 @@
  * is loaded before the planner looks for paths.  SET bloomfilter.prefetch_scan
  * = off turns it off.
  *
- * The join scan is the same scan testing automatic join filters
- * (src/join_filter/) in place of a sequential scan that is a probe site: the
- * filters come from the hash joins' build nodes, complete or not when a row
- * reaches its turn (rows pass untested until they are), the keys are hashed
- * as the probe node hashes them (ahead of the row's turn where that calls no
- * SQL function), and the tests come after every qual of the scan, as the
- * probe node above the scan would make them.
- *
- * The direction of calls (custom_scan.h declares both ends): this file
- * calls down into the join filters' probe API (join_probe_*, probe.c) and
- * nothing else of theirs; the join filters call into this file only to
- * construct the join scan's plan (join_scan_for, from placement.c) and to
- * ask whether an expression is loud (expression_is_loud and
- * support_function_is_quiet, from trace.c and placement.c).
+ * Owns the scan's path, plan and execution.  The rows are read, tested
+ * against the quals and returned by the read-ahead ring (read_ahead.h),
+ * which calls this file's ReadAheadOps: hash a row's element, test it, load
+ * the filter.  Calls the ring, loud.c (which quals may be tested ahead),
+ * custom_scan.c (the path, plan and state nodes, EXPLAIN's text) and the
+ * element and filter functions of bloomfilter.h; nothing calls into it but
+ * the planner and executor through its methods, and module.c
+ * (prefetch_scan_init).  The join scan (join_scan.c) is the same ring
+ * testing the automatic join filters.
  */
 #include "bloomfilter.h"
 #include "custom_scan.h"
+#include "read_ahead.h"
 
-#include "access/relscan.h"
-#include "access/table.h"
-#include "access/tableam.h"
-#include "access/transam.h"
-#include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
-#include "catalog/pg_proc.h"
 #include "commands/explain.h"
 #include BF_EXPLAIN_FORMAT_H
-#include "executor/executor.h"
-#include "miscadmin.h"
-#include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -69,75 +56,27 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
-#include "parser/parsetree.h"
 #include "utils/fmgroids.h"
-#include "utils/guc.h"
-#include "utils/lsyscache.h"
-#include "utils/memutils.h"
-#include "utils/rel.h"
 #include "utils/ruleutils.h"
-
-/* Slots of the ring of rows read ahead: the most rows read ahead */
-#define PREFETCH_RING	16
-
-/*
- * Rows read ahead: enough to cover a miss at this scan's pace (some 70 ns a
- * row).  Measured side by side, 4 to 8 rows cost less than 16 or 32 with a
- * filter that the last-level cache holds; a larger one misses to DRAM and
- * gains from 16.
- */
-#define PREFETCH_NEAR	8
-#define PREFETCH_FAR	PREFETCH_RING
-#define PREFETCH_FAR_BYTES	(32 * 1024 * 1024)
-
-/* (the ring's places wrap by a mask, not a division) */
-StaticAssertDecl((PREFETCH_NEAR & (PREFETCH_NEAR - 1)) == 0 &&
-				 (PREFETCH_FAR & (PREFETCH_FAR - 1)) == 0,
-				 "read-ahead depths must be powers of two");
 
 bool		prefetch_scan_enabled = true;	/* bloomfilter.prefetch_scan */
 static set_rel_pathlist_hook_type prev_pathlist_hook = NULL;
 
 typedef struct PrefetchScanState
 {
-	CustomScanState css;
+	ReadAheadState ra;			/* the ring; first */
 	Expr	   *clause;			/* the filter test, for EXPLAIN */
 	ExprState  *filter_expr;	/* the filter, evaluated once per scan */
-	ExprState  *ahead;			/* quals before the test, tested as a row is
-								 * read ahead (they cannot fail or be seen),
-								 * or NULL */
-	ExprState  *in_turn;		/* the rest of them, tested at the row's
-								 * turn, or NULL */
 	AttrNumber	elem_attno;		/* the element's column */
 	ElementHasher hasher;
-	MemoryContext hash_cxt;		/* a detoasted element, reset per row */
-	bool		have_filter;	/* filter evaluated for this scan */
-	bool		filter_null;	/* ... and NULL: no row passes */
 	FilterBuf	filter;			/* aligned copy of the filter */
-	TableScanDesc scan;
-	bool		eof;
-	int			depth;			/* rows read ahead, for this filter */
-	TupleTableSlot *ring[PREFETCH_RING];
-	/* each row's hash, its halves apart (see hash_row) */
-	uint64		hash_lo[PREFETCH_RING];
-	uint64		hash_hi[PREFETCH_RING];
-	bool		elem_null[PREFETCH_RING];
-	int			head;
-	int			count;
-	double		removed;		/* rows the filter test refused */
-	double		removed_ahead;	/* rows 'ahead' refused */
-	double		removed_in_turn;	/* rows 'in_turn' refused */
-	/* the join scan: its join filters, or NULL */
-	JoinProbe  *join;
-	bool		join_hash_ahead;	/* the first filter's hash taken ahead */
 } PrefetchScanState;
 
-/* The method tables, at the end of the file */
+/* The method tables and the ring's ops, below */
 static const CustomPathMethods path_methods;
 static const CustomExecMethods exec_methods;
 static const CustomScanKind scan_kind;
-static const CustomExecMethods join_exec_methods;
-static const CustomScanKind join_scan_kind;
+static const ReadAheadOps prefetch_ops;
 
 /* ----------------------------------------------------------------------
  * Planning
@@ -262,93 +201,6 @@ find_clause(RelOptInfo *rel)
 	return NULL;
 }
 
-/* A function a silent qual may not call: one that may fail or be seen */
-static bool
-loud_function(Oid funcid, void *context)
-{
-	return !get_func_leakproof(funcid) ||
-		func_volatile(funcid) == PROVOLATILE_VOLATILE;
-}
-
-/*
- * Whether evaluating 'node' could fail or be observed, for any row: true
- * unless it is made only of columns, constants, boolean logic, NULL tests,
- * relabellings and calls of leakproof functions that are not volatile.  A
- * parameter is loud too where 'context' (a LoudParams) is NULL: an executor
- * parameter may run an initplan, and an external one may raise an error (a
- * PL/pgSQL record not yet assigned); else only the initplans' outputs in it.
- */
-static bool
-loud_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	switch (nodeTag(node))
-	{
-		case T_Var:
-		case T_Const:
-		case T_List:
-		case T_TargetEntry:
-		case T_BoolExpr:
-		case T_NullTest:
-		case T_BooleanTest:
-		case T_RelabelType:
-			break;
-		case T_Param:
-			{
-				const LoudParams *lp = context;
-				Param	   *param = (Param *) node;
-
-				if (lp == NULL ||
-					(param->paramkind == PARAM_EXEC &&
-					 bms_is_member(param->paramid, lp->initplan_params)))
-					return true;
-			}
-			break;
-		case T_ScalarArrayOpExpr:
-			{
-				ScalarArrayOpExpr *saop = (ScalarArrayOpExpr *) node;
-
-				/* a hashed  x IN (...)  calls its hash functions as well */
-				if ((OidIsValid(saop->hashfuncid) &&
-					 loud_function(saop->hashfuncid, NULL)) ||
-					(OidIsValid(saop->negfuncid) &&
-					 loud_function(saop->negfuncid, NULL)))
-					return true;
-			}
-			/* FALLTHROUGH */
-		case T_FuncExpr:
-		case T_OpExpr:
-		case T_DistinctExpr:
-		case T_NullIfExpr:
-			if (check_functions_in_node(node, loud_function, NULL))
-				return true;
-			break;
-		default:
-			return true;
-	}
-	return expression_tree_walker(node, loud_walker, context);
-}
-
-bool
-expression_is_loud(Node *node, const LoudParams *params)
-{
-	return loud_walker(node, (void *) params);
-}
-
-/*
- * Whether a support function that a plan node calls per row (a hash
- * function, a sort comparator, a join's equality) is quiet: PostgreSQL's
- * own (they neither fail on a valid value nor have effects) or leakproof,
- * and not volatile
- */
-bool
-support_function_is_quiet(Oid funcid)
-{
-	return (funcid < FirstNormalObjectId || get_func_leakproof(funcid)) &&
-		func_volatile(funcid) != PROVOLATILE_VOLATILE;
-}
-
 /*
  * A path of the scan at a sequential scan's cost less a little (the misses
  * overlap): serial, or parallel-aware over 'workers' workers
@@ -367,17 +219,6 @@ add_path_like_seqscan(PlannerInfo *root, RelOptInfo *rel, int workers)
 		add_partial_path(rel, &cpath->path);
 	else
 		add_path(rel, &cpath->path);
-}
-
-/* Whether a table is stored by the heap access method, which the scan reads */
-static bool
-is_heap_table(Oid relid)
-{
-	Relation	rel = table_open(relid, NoLock);	/* the planner's lock */
-	bool		heap = rel->rd_rel->relam == HEAP_TABLE_AM_OID;
-
-	table_close(rel, NoLock);
-	return heap;
 }
 
 /*
@@ -399,7 +240,7 @@ add_prefetch_path(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		rte->tablesample != NULL ||
 		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
 		rel->lateral_relids != NULL || find_clause(rel) == NULL ||
-		!is_heap_table(rte->relid))
+		!read_ahead_can_read(rte->relid))
 		return;
 
 	add_path_like_seqscan(root, rel, 0);
@@ -458,7 +299,8 @@ plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		else if (!rinfo->pseudoconstant)
 		{
 			before = lappend(before, rinfo);
-			silent = silent && !loud_walker((Node *) rinfo->clause, NULL);
+			silent = silent &&
+				!expression_is_loud((Node *) rinfo->clause, NULL);
 			if (silent)
 				ahead++;
 		}
@@ -471,133 +313,9 @@ plan_prefetch_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	return &cscan->scan.plan;
 }
 
-/*
- * The join scan in place of sequential scan 'plan', a probe site under
- * 'probe' (a join probe node, whose tests name columns of the scan's
- * output): or NULL where it cannot stand, for a table the scan cannot read
- * or a key that is not a column of the table returned as it is.  It runs
- * the scan's quals in their order, the leading silent ones as a row is read
- * ahead, and then the probe's tests; custom_private = (silent quals, the
- * probe's tests with the keys as the table's columns), custom_exprs = (a
- * list of key Vars per test, for EXPLAIN; the quals).
- */
-Plan *
-join_scan_for(Plan *plan, CustomScan *probe, List *rtable)
-{
-	Index		scanrelid = ((Scan *) plan)->scanrelid;
-	RangeTblEntry *rte;
-	CustomScan *cscan;
-	List	   *tests = NIL,
-			   *key_vars = NIL;
-	int			ahead = 0;
-	ListCell   *lc;
-
-	if (!prefetch_scan_enabled || !IsA(plan, SeqScan))
-		return NULL;
-	/*
-	 * The scan projects only the rows that pass the filters, which the probe
-	 * node tests after the sequential scan projected every row: so only a
-	 * projection that can neither fail nor be seen (a subquery's nextval(),
-	 * or 1 / x, is run for every row that passes the quals)
-	 */
-	foreach(lc, plan->targetlist)
-	{
-		if (loud_walker((Node *) lfirst_node(TargetEntry, lc)->expr, NULL))
-			return NULL;
-	}
-	rte = rt_fetch(scanrelid, rtable);
-	if (rte->rtekind != RTE_RELATION ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
-		!is_heap_table(rte->relid))
-		return NULL;
-	foreach(lc, probe->custom_private)
-	{
-		List	   *test = lfirst(lc);
-		List	   *mine = list_make2(copyObject(linitial(test)),
-									  copyObject(lsecond(test)));
-		List	   *vars = NIL;
-		ListCell   *lk;
-
-		for_each_from(lk, test, 2)
-		{
-			List	   *key = lfirst(lk);
-			TargetEntry *tle = list_nth_node(TargetEntry, plan->targetlist,
-											 intVal(linitial(key)) - 1);
-			Expr	   *e = tle->expr;
-
-			while (IsA(e, RelabelType))
-				e = ((RelabelType *) e)->arg;
-			if (!IsA(e, Var) || ((Var *) e)->varno != scanrelid ||
-				((Var *) e)->varattno <= 0)
-				return NULL;
-			mine = lappend(mine, list_make3(makeInteger(((Var *) e)->varattno),
-											copyObject(lsecond(key)),
-											copyObject(lthird(key))));
-			vars = lappend(vars, copyObject(e));
-		}
-		tests = lappend(tests, mine);
-		key_vars = lappend(key_vars, vars);
-	}
-	foreach(lc, plan->qual)
-	{
-		if (loud_walker(lfirst(lc), NULL))
-			break;
-		ahead++;
-	}
-
-	cscan = makeNode(CustomScan);
-	/* the scan's plan fields (costs, target list, node id, parameters) */
-	cscan->scan = *(Scan *) plan;
-	NodeSetTag(cscan, T_CustomScan);
-	cscan->scan.plan.qual = NIL;
-	cscan->scan.plan.plan_rows = probe->scan.plan.plan_rows;
-	cscan->flags = 0;
-	cscan->custom_relids = bms_make_singleton(scanrelid);
-	cscan->custom_private = list_make2(makeInteger(ahead), tests);
-	cscan->custom_exprs = list_make2(key_vars, plan->qual);
-	cscan->methods = &join_scan_kind.methods;
-	return &cscan->scan.plan;
-}
-
 /* ----------------------------------------------------------------------
  * Execution
  * ---------------------------------------------------------------------- */
-
-/*
- * What both scans start alike: the ring, the quals before the test
- * ('before', of which the first 'ahead' are tested as a row is read ahead)
- */
-static void
-begin_ring(PrefetchScanState *ps, EState *estate, List *before, int ahead)
-{
-	CustomScanState *node = &ps->css;
-	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	Relation	rel = node->ss.ss_currentRelation;
-	int			i;
-
-	/*
-	 * ExecInitCustomScan gave the scan a virtual slot and compiled the qual
-	 * and the projection for one.  The rows are returned in the table's own
-	 * slots (keeping their ctid, deformed only as far as needed), so the
-	 * scan slot and both expressions are made again for that slot type.
-	 */
-	ExecInitScanTupleSlot(estate, &node->ss, RelationGetDescr(rel),
-						  table_slot_callbacks(rel));
-	node->ss.ps.qual = ExecInitQual(cscan->scan.plan.qual, &node->ss.ps);
-	ExecAssignScanProjectionInfoWithVarno(&node->ss, cscan->scan.scanrelid);
-
-	ps->ahead = ExecInitQual(list_truncate(list_copy(before), ahead),
-							 &node->ss.ps);
-	ps->in_turn = ExecInitQual(list_copy_tail(before, ahead), &node->ss.ps);
-	ps->depth = PREFETCH_NEAR;
-	ps->hash_cxt = AllocSetContextCreate(estate->es_query_cxt,
-										 "bloomfilter prefetch row",
-										 ALLOCSET_DEFAULT_SIZES);
-	/* heap slots: each keeps its own copy of the tuple header (read_row) */
-	for (i = 0; i < PREFETCH_RING; i++)
-		ps->ring[i] = table_slot_create(rel, &estate->es_tupleTable);
-	Assert(ps->ring[0]->tts_ops == &TTSOpsBufferHeapTuple);
-}
 
 static void
 begin_prefetch_scan(CustomScanState *node, EState *estate, int eflags)
@@ -606,8 +324,9 @@ begin_prefetch_scan(CustomScanState *node, EState *estate, int eflags)
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	Var		   *elem = lsecond_node(Var, cscan->custom_exprs);
 
-	begin_ring(ps, estate, list_copy_tail(cscan->custom_exprs, 3),
-			   intVal(linitial(cscan->custom_private)));
+	read_ahead_begin(&ps->ra, &prefetch_ops, estate,
+					 list_copy_tail(cscan->custom_exprs, 3),
+					 intVal(linitial(cscan->custom_private)));
 	ps->filter_expr = ExecInitExpr(linitial(cscan->custom_exprs), &node->ss.ps);
 	ps->elem_attno = elem->varattno;
 	ps->clause = lthird(cscan->custom_exprs);
@@ -618,483 +337,114 @@ begin_prefetch_scan(CustomScanState *node, EState *estate, int eflags)
 }
 
 /*
- * The join scan: its filters are there from the start (if not complete),
- * and a row is read ahead from the first
+ * The ring's load: the filter of this scan, evaluated and copied once, when
+ * the first row reaches the filter test, as the plain qual evaluates it
  */
-static void
-begin_join_scan(CustomScanState *node, EState *estate, int eflags)
+static bool
+load_filter(ReadAheadState *ra, Size *bytes)
 {
-	PrefetchScanState *ps = (PrefetchScanState *) node;
-	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-
-	begin_ring(ps, estate, lsecond(cscan->custom_exprs),
-			   intVal(linitial(cscan->custom_private)));
-	ps->join = join_probe_begin(lsecond(cscan->custom_private), estate);
-	join_probe_heap_rows(ps->join, RelationGetDescr(node->ss.ss_currentRelation));
-	ps->join_hash_ahead = join_probe_hashes_ahead(ps->join);
-	ps->have_filter = true;
-}
-
-/*
- * The filter of this scan, evaluated and copied once, when the first row
- * reaches the filter test, as the plain qual evaluates it
- */
-static void
-load_filter(PrefetchScanState *ps)
-{
-	ExprContext *econtext = ps->css.ss.ps.ps_ExprContext;
-	MemoryContext mcxt = ps->css.ss.ps.state->es_query_cxt;
+	PrefetchScanState *ps = (PrefetchScanState *) ra;
+	ExprContext *econtext = ra->css.ss.ps.ps_ExprContext;
+	MemoryContext mcxt = ra->css.ss.ps.state->es_query_cxt;
 	Datum		d;
+	bool		isnull;
 
 	filterbuf_free(&ps->filter);
-	d = ExecEvalExprSwitchContext(ps->filter_expr, econtext, &ps->filter_null);
-	if (!ps->filter_null)
-		filterbuf_load(&ps->filter, mcxt, (struct varlena *) DatumGetPointer(d));
+	d = ExecEvalExprSwitchContext(ps->filter_expr, econtext, &isnull);
+	if (!isnull)
+	{
+		filterbuf_load(&ps->filter, mcxt,
+					   (struct varlena *) DatumGetPointer(d));
+		*bytes = ps->filter.b.view.payload_bytes;
+	}
 	ResetExprContext(econtext);
-	ps->have_filter = true;
-	/*
-	 * The ring is empty here (rows are read ahead only once the filter is
-	 * known): its first 'depth' slots are used, so that a near filter's scan
-	 * cycles through fewer slots (and fewer cache lines) too.
-	 */
-	Assert(ps->count == 0);
-	ps->head = 0;
-	ps->depth = !ps->filter_null &&
-		ps->filter.b.view.payload_bytes > PREFETCH_FAR_BYTES ?
-		PREFETCH_FAR : PREFETCH_NEAR;
+	return !isnull;
 }
 
 /*
- * The next row of the table into 'slot', or false at its end.  The heap AM
- * returns each row as a reference to the tuple header in its scan
- * descriptor, which the next row overwrites: a ring slot keeps a copy of
- * that header (the buffer stays pinned by the slot).
- */
-static inline bool
-read_row(PrefetchScanState *ps, TupleTableSlot *slot)
-{
-	HeapTupleTableSlot *hslot = (HeapTupleTableSlot *) slot;
-
-	if (!table_scan_getnextslot(ps->scan, ForwardScanDirection, slot))
-		return false;
-	if (hslot->tuple != &hslot->tupdata)
-	{
-		hslot->tupdata = *hslot->tuple;
-		hslot->tuple = &hslot->tupdata;
-	}
-	return true;
-}
-
-/* Whether the row in 'slot' passes 'qual' (NULL: no qual) */
-static inline bool
-passes(PrefetchScanState *ps, ExprState *qual, TupleTableSlot *slot,
-	   double *removed)
-{
-	ExprContext *econtext = ps->css.ss.ps.ps_ExprContext;
-	bool		pass;
-
-	if (qual == NULL)
-		return true;
-	econtext->ecxt_scantuple = slot;
-	pass = ExecQual(qual, econtext);
-	ResetExprContext(econtext);
-	if (!pass)
-	{
-		(*removed)++;
-		/* the join scan's "Rows Removed by Filter", summed over workers */
-		if (ps->join)
-			InstrCountFiltered2(&ps->css.ss.ps, 1);
-	}
-	return pass;
-}
-
-/*
- * Hashes the element of the row in 'slot' into ring place 'at' and
- * prefetches its block.  The column's value is read, detoasted if need be
- * (in a context reset before the next row) and hashed; no SQL function runs.
+ * The ring's hash: the element of the row in 'slot' into ring place 'at',
+ * its block prefetched.  The column's value is read, detoasted if need be
+ * (in the ring's row context) and hashed; no SQL function runs.
  */
 static inline void
-hash_row(PrefetchScanState *ps, TupleTableSlot *slot, int at)
+hash_element(ReadAheadState *ra, TupleTableSlot *slot, int at)
 {
+	PrefetchScanState *ps = (PrefetchScanState *) ra;
 	Datum		d;
 	MemoryContext old;
-	bf_hash		h = {0};
+	bf_hash		h;
 
-	if (ps->join)
-	{
-		if (!ps->join_hash_ahead)
-			return;				/* at the row's turn */
-		old = MemoryContextSwitchTo(ps->hash_cxt);
-		ps->elem_null[at] = !join_probe_hash(ps->join, slot, &h);
-		MemoryContextSwitchTo(old);
-		if (!ps->hash_cxt->isReset)
-			MemoryContextReset(ps->hash_cxt);
-		ps->hash_lo[at] = h.lo;
-		ps->hash_hi[at] = h.hi;
+	d = slot_getattr(slot, ps->elem_attno, &ra->hash_null[at]);
+	if (ra->hash_null[at])
 		return;
-	}
-	d = slot_getattr(slot, ps->elem_attno, &ps->elem_null[at]);
-	if (ps->elem_null[at])
-		return;
-	old = MemoryContextSwitchTo(ps->hash_cxt);
+	old = MemoryContextSwitchTo(ra->row_cxt);
 	h = element_hash(&ps->hasher, d, &ps->filter.b.view);
 	MemoryContextSwitchTo(old);
-	if (!ps->hash_cxt->isReset)
-		MemoryContextReset(ps->hash_cxt);
-
-	/*
-	 * Kept as two arrays: compilers copy a bf_hash just returned in two
-	 * registers as one 16-byte load of the two 8-byte halves they had
-	 * stored, a load that waits for the stores to retire.
-	 */
-	ps->hash_lo[at] = h.lo;
-	ps->hash_hi[at] = h.hi;
+	read_ahead_reset_row(ra);
+	ra->hash_lo[at] = h.lo;
+	ra->hash_hi[at] = h.hi;
 	bf_prefetch(&ps->filter.b.view, h);
 }
 
-/*
- * Whether the row in 'slot', hashed in ring place 'at', probably passes:
- * its element is in the filter, or (the join scan) it may have a partner
- * in every join filter
- */
+/* The ring's test: whether the row's element is (probably) in the filter */
 static inline bool
-in_filter(PrefetchScanState *ps, TupleTableSlot *slot, int at)
+test_element(ReadAheadState *ra, TupleTableSlot *slot, int at)
 {
+	PrefetchScanState *ps = (PrefetchScanState *) ra;
 	bf_hash		h;
 
-	h.lo = ps->hash_lo[at];
-	h.hi = ps->hash_hi[at];
-	if (ps->join)
-	{
-		MemoryContext old = MemoryContextSwitchTo(ps->hash_cxt);
-		bool		pass;
-
-		pass = join_probe_passes(ps->join, slot,
-								 ps->join_hash_ahead ? &h : NULL,
-								 ps->elem_null[at]);
-		MemoryContextSwitchTo(old);
-		if (!ps->hash_cxt->isReset)
-			MemoryContextReset(ps->hash_cxt);
-		return pass;
-	}
-	if (ps->elem_null[at])
+	if (ra->hash_null[at])
 		return false;
+	h.lo = ra->hash_lo[at];
+	h.hi = ra->hash_hi[at];
 	return bf_contains(&ps->filter.b.view, h);
 }
 
-/* A row the filter test refused */
-static inline void
-refused(PrefetchScanState *ps)
-{
-	ps->removed++;
-	/* the join scan's "Rows Removed by Bloom Join Filter", summed over workers */
-	if (ps->join)
-		InstrCountFiltered1(&ps->css.ss.ps, 1);
-}
+static const ReadAheadOps prefetch_ops = {
+	.hash = hash_element, .test = test_element, .load = load_filter,
+	.recheck_tests = true,
+};
 
-/*
- * Reads one row into the ring's next place, hashing and prefetching it:
- * what may happen ahead of the row's turn.  False at the end of the table.
- */
-static bool
-read_ahead(PrefetchScanState *ps)
-{
-	int			at = (ps->head + ps->count) & (ps->depth - 1);
-	TupleTableSlot *slot = ps->ring[at];
-
-	do
-	{
-		if (!read_row(ps, slot))
-			return false;
-		CHECK_FOR_INTERRUPTS();
-	} while (!passes(ps, ps->ahead, slot, &ps->removed_ahead));
-	hash_row(ps, slot, at);
-	ps->count++;
-	return true;
-}
-
-/*
- * The row returned, made the scan's current row: WHERE CURRENT OF
- * (execCurrentOf) reads the row a cursor stands on from ss_ScanTupleSlot,
- * so that pointer follows the ring slot returned (every ring slot is of
- * the table's own type, as the scan slot is).
- */
-static inline TupleTableSlot *
-current_row(ScanState *ss, TupleTableSlot *slot)
-{
-	ss->ss_ScanTupleSlot = slot;
-	return slot;
-}
-
-/*
- * The next row that passes the filter test, for ExecScan.  Until the
- * filter is known (and while it is NULL) rows are read and tested one at a
- * time, so that the filter is evaluated when the plain qual would evaluate
- * it; then they are read ahead.
- */
+/* The ring's per-row loop with this scan's ops, for ExecScan */
 static TupleTableSlot *
 next_row(ScanState *ss)
 {
-	PrefetchScanState *ps = (PrefetchScanState *) ss;
-
-	if (ps->scan == NULL)
-		ps->scan = table_beginscan(ss->ss_currentRelation,
-								   ss->ps.state->es_snapshot, 0, NULL);
-	for (;;)
-	{
-		TupleTableSlot *slot;
-		int			at;
-
-		if (!ps->have_filter || ps->filter_null)
-		{
-			/*
-			 * A NULL filter passes no row; the plain qual still tests the
-			 * quals before it on every row, which matters only for those
-			 * tested in turn.
-			 */
-			if (ps->have_filter && ps->in_turn == NULL)
-				return ExecClearTuple(ss->ss_ScanTupleSlot);
-			slot = ps->ring[0];
-			if (!read_row(ps, slot))
-				return ExecClearTuple(ss->ss_ScanTupleSlot);
-			CHECK_FOR_INTERRUPTS();
-			if (!passes(ps, ps->ahead, slot, &ps->removed_ahead) ||
-				!passes(ps, ps->in_turn, slot, &ps->removed_in_turn))
-				continue;
-			if (!ps->have_filter)
-				load_filter(ps);
-			if (!ps->filter_null)
-			{
-				hash_row(ps, slot, 0);
-				if (in_filter(ps, slot, 0))
-					return current_row(ss, slot);
-			}
-			refused(ps);
-			continue;
-		}
-		while (!ps->eof && ps->count < ps->depth)
-			ps->eof = !read_ahead(ps);
-		if (ps->count == 0)
-			return ExecClearTuple(ss->ss_ScanTupleSlot);
-		at = ps->head;
-		ps->head = (ps->head + 1) & (ps->depth - 1);
-		ps->count--;
-		/* the row's turn */
-		if (!passes(ps, ps->in_turn, ps->ring[at], &ps->removed_in_turn))
-			continue;
-		if (in_filter(ps, ps->ring[at], at))
-			return current_row(ss, ps->ring[at]);
-		refused(ps);
-	}
+	return read_ahead_next((ReadAheadState *) ss, &prefetch_ops);
 }
 
-/* EvalPlanQual: the row again, against the filter */
 static bool
 recheck_row(ScanState *ss, TupleTableSlot *slot)
 {
-	PrefetchScanState *ps = (PrefetchScanState *) ss;
-	double		ignored;
-
-	if (!passes(ps, ps->ahead, slot, &ignored) ||
-		!passes(ps, ps->in_turn, slot, &ignored))
-		return false;
-	/* (the join above the join scan tests the row's keys itself) */
-	if (ps->join)
-		return true;
-	if (!ps->have_filter)
-		load_filter(ps);
-	if (ps->filter_null)
-		return false;
-	/* (an EvalPlanQual scan never reads ahead: its ring is unused) */
-	Assert(ps->count == 0);
-	hash_row(ps, slot, 0);
-	return in_filter(ps, slot, 0);
+	return read_ahead_recheck((ReadAheadState *) ss, slot, &prefetch_ops);
 }
 
-/*
- * count(*) over the scan asks for no column, and the planner does not give
- * a custom scan the table's own targetlist as it gives a sequential scan;
- * rather than project every row into an empty tuple, the scan then returns
- * one empty tuple made once.
- */
 static TupleTableSlot *
 exec_prefetch_scan(CustomScanState *node)
 {
-	TupleTableSlot *result = node->ss.ps.ps_ResultTupleSlot;
-
-	if (node->ss.ps.plan->targetlist == NIL && node->ss.ps.qual == NULL &&
-		node->ss.ps.state->es_epq_active == NULL)
-	{
-		TupleTableSlot *row = next_row(&node->ss);
-
-		if (TupIsNull(row))
-			return ExecClearTuple(result);
-		if (TTS_EMPTY(result))
-			ExecStoreVirtualTuple(result);
-		return result;
-	}
-	return ExecScan(&node->ss, next_row, recheck_row);
-}
-
-static void
-clear_ring(PrefetchScanState *ps)
-{
-	int			i;
-
-	for (i = 0; i < PREFETCH_RING; i++)
-		ExecClearTuple(ps->ring[i]);
-	ps->head = 0;
-	ps->count = 0;
-	ps->eof = false;
+	return read_ahead_exec(node, next_row, recheck_row);
 }
 
 static void
 end_prefetch_scan(CustomScanState *node)
 {
-	PrefetchScanState *ps = (PrefetchScanState *) node;
-
-	clear_ring(ps);
-	if (ps->scan)
-		table_endscan(ps->scan);
-	ps->scan = NULL;
-	filterbuf_free(&ps->filter);
+	read_ahead_end(node);
+	filterbuf_free(&((PrefetchScanState *) node)->filter);
 }
 
+/*
+ * The filter is read again when a parameter it depends on changed, and
+ * when it is an expression (a stable function may answer differently now,
+ * as an index scan evaluates its keys again on each rescan)
+ */
 static void
 rescan_prefetch_scan(CustomScanState *node)
 {
 	PrefetchScanState *ps = (PrefetchScanState *) node;
 
-	clear_ring(ps);
-	if (ps->scan)
-		table_rescan(ps->scan, NULL);
-	/*
-	 * The filter is read again when a parameter it depends on changed, and
-	 * when it is an expression (a stable function may answer differently
-	 * now, as an index scan evaluates its keys again on each rescan)
-	 */
-	if (ps->join == NULL &&
-		(node->ss.ps.chgParam != NULL ||
-		 !(IsA(ps->filter_expr->expr, Const) ||
-		   IsA(ps->filter_expr->expr, Param))))
-		ps->have_filter = false;
-	ExecScanReScan(&node->ss);
-}
-
-/*
- * Parallel execution: the table AM's parallel scan hands out blocks to the
- * leader and the workers; each keeps its own read-ahead ring and filter.
- */
-static Size
-estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
-{
-	return table_parallelscan_estimate(node->ss.ss_currentRelation,
-									   node->ss.ps.state->es_snapshot);
-}
-
-static void
-initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
-{
-	PrefetchScanState *ps = (PrefetchScanState *) node;
-
-	table_parallelscan_initialize(node->ss.ss_currentRelation, coordinate,
-								  node->ss.ps.state->es_snapshot);
-	ps->scan = table_beginscan_parallel(node->ss.ss_currentRelation,
-										coordinate);
-}
-
-static void
-reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
-				 void *coordinate)
-{
-	table_parallelscan_reinitialize(node->ss.ss_currentRelation, coordinate);
-}
-
-static void
-initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
-{
-	PrefetchScanState *ps = (PrefetchScanState *) node;
-
-	ps->scan = table_beginscan_parallel(node->ss.ss_currentRelation,
-										coordinate);
-}
-
-/*
- * EXPLAIN's text of an expression, with each constant filter described in a
- * line rather than printed as its text form (which can run to megabytes):
- * the expression is deparsed with stand-in parameters in their places
- * ($2147483647 down), which the descriptions then replace.
- */
-typedef struct StandIns
-{
-	List	   *filters;		/* the constants, in stand-in order */
-} StandIns;
-
-#define STAND_IN_FIRST	PG_INT32_MAX
-
-static Node *
-stand_in_mutator(Node *node, StandIns *si)
-{
-	if (node == NULL)
-		return NULL;
-	if (IsA(node, Const) && !((Const *) node)->constisnull &&
-		type_is_bloomfilter(((Const *) node)->consttype))
-	{
-		Param	   *p = makeNode(Param);
-
-		p->paramkind = PARAM_EXTERN;
-		p->paramid = STAND_IN_FIRST - list_length(si->filters);
-		p->paramtype = ((Const *) node)->consttype;
-		p->paramtypmod = -1;
-		p->location = -1;
-		si->filters = lappend(si->filters, node);
-		return (Node *) p;
-	}
-	return expression_tree_mutator(node, stand_in_mutator, si);
-}
-
-static char *
-deparse_describing_filters(Node *expr, List *context, bool verbose)
-{
-	StandIns	si = {NIL};
-	Node	   *copy = stand_in_mutator(expr, &si);
-	char	   *text = deparse_expression(copy, context, verbose, false);
-	ListCell   *lc;
-
-	foreach(lc, si.filters)
-	{
-		char		mark[16];
-		char		what[256];
-		char	   *at;
-		bf_filter	view;
-
-		snprintf(mark, sizeof(mark), "$%d",
-				 STAND_IN_FIRST - foreach_current_index(lc));
-		at = strstr(text, mark);
-		if (at == NULL)			/* not printed: nothing to replace */
-			continue;
-		filter_open((struct varlena *)
-					PG_DETOAST_DATUM(((Const *) lfirst(lc))->constvalue),
-					&view);
-		bf_describe(&view, what, sizeof(what));
-		text = psprintf("%.*s<bloomfilter: %s; " UINT64_FORMAT " items added, "
-						UINT64_FORMAT " bytes>%s",
-						(int) (at - text), text, what, (uint64) view.items,
-						(uint64) (BF_HEADER_SIZE + view.payload_bytes),
-						at + strlen(mark));
-	}
-	return text;
-}
-
-static void
-explain_quals(List *quals, const char *label, List *context,
-			  ExplainState *es)
-{
-	if (quals != NIL)
-		ExplainPropertyText(label,
-							deparse_describing_filters((Node *) make_ands_explicit(quals),
-													   context, es->verbose),
-							es);
+	read_ahead_rescan(&ps->ra,
+					  node->ss.ps.chgParam != NULL ||
+					  !(IsA(ps->filter_expr->expr, Const) ||
+						IsA(ps->filter_expr->expr, Param)));
 }
 
 /*
@@ -1121,43 +471,20 @@ explain_prefetch_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 						deparse_describing_filters((Node *) ps->clause,
 												   context, es->verbose),
 						es);
-	ExplainPropertyInteger("Rows Read Ahead", NULL, ps->depth, es);
+	ExplainPropertyInteger("Rows Read Ahead", NULL, ps->ra.depth, es);
 	/* (a parallel scan's workers keep their counts to themselves) */
 	if (es->analyze && !node->ss.ps.plan->parallel_aware &&
 		instr && instr->nloops > 0)
 	{
 		if (ahead > 0)
 			ExplainPropertyFloat("Rows Removed by Filter First", NULL,
-								 ps->removed_ahead / instr->nloops, 0, es);
+								 ps->ra.removed_ahead / instr->nloops, 0, es);
 		if (list_length(before) > ahead)
 			ExplainPropertyFloat("Rows Removed by Filter In Turn", NULL,
-								 ps->removed_in_turn / instr->nloops, 0, es);
+								 ps->ra.removed_in_turn / instr->nloops, 0, es);
 		ExplainPropertyFloat("Rows Removed by Bloom Filter", NULL,
-							 ps->removed / instr->nloops, 0, es);
+							 ps->ra.removed / instr->nloops, 0, es);
 	}
-}
-
-/*
- * The join scan: the scan's quals, as the sequential scan showed them, and
- * the join filters' lines of the probe node
- */
-static void
-explain_join_scan(CustomScanState *node, List *ancestors, ExplainState *es)
-{
-	PrefetchScanState *ps = (PrefetchScanState *) node;
-	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *quals = lsecond(cscan->custom_exprs);
-	Instrumentation *instr = node->ss.ps.instrument;
-
-	explain_quals(quals, "Filter",
-				  set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan,
-										   ancestors),
-				  es);
-	if (quals != NIL && es->analyze && instr && instr->nloops > 0)
-		ExplainPropertyFloat("Rows Removed by Filter", NULL,
-							 instr->nfiltered2 / instr->nloops, 0, es);
-	join_probe_explain(ps->join, node, lsecond(cscan->custom_private),
-					   linitial(cscan->custom_exprs), ancestors, es);
 }
 
 static const CustomPathMethods path_methods = {
@@ -1178,38 +505,13 @@ static const CustomExecMethods exec_methods = {
 	.ExecCustomScan = exec_prefetch_scan, .EndCustomScan = end_prefetch_scan,
 	.ReScanCustomScan = rescan_prefetch_scan,
 	.ExplainCustomScan = explain_prefetch_scan,
-	/* parallel query: the participants share one parallel table scan */
-	.EstimateDSMCustomScan = estimate_dsm,
-	.InitializeDSMCustomScan = initialize_dsm,
-	.ReInitializeDSMCustomScan = reinitialize_dsm,
-	.InitializeWorkerCustomScan = initialize_worker,
-};
-
-static const CustomScanKind join_scan_kind = {
-	.methods = {
-		.CustomName = "bloomfilter join scan",
-		.CreateCustomScanState = custom_state_new,
-	},
-	.state_size = sizeof(PrefetchScanState), .exec = &join_exec_methods,
-};
-
-static const CustomExecMethods join_exec_methods = {
-	.CustomName = "bloomfilter join scan",
-	.BeginCustomScan = begin_join_scan,
-	.ExecCustomScan = exec_prefetch_scan, .EndCustomScan = end_prefetch_scan,
-	.ReScanCustomScan = rescan_prefetch_scan,
-	.ExplainCustomScan = explain_join_scan,
-	.EstimateDSMCustomScan = estimate_dsm,
-	.InitializeDSMCustomScan = initialize_dsm,
-	.ReInitializeDSMCustomScan = reinitialize_dsm,
-	.InitializeWorkerCustomScan = initialize_worker,
+	READ_AHEAD_PARALLEL_METHODS,
 };
 
 void
 prefetch_scan_init(void)
 {
 	RegisterCustomScanMethods(&scan_kind.methods);
-	RegisterCustomScanMethods(&join_scan_kind.methods);
 	prev_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = prefetch_pathlist_hook;
 }

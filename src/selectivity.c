@@ -27,7 +27,7 @@ PG_FUNCTION_INFO_V1(bloomfilter_contsel);
 
 /*
  * Is 'type' (or the base type of a domain) this extension's bloomfilter?
- * (Also for EXPLAIN: prefetch_scan.c.)
+ * (Also for EXPLAIN: custom_scan.c.)
  * The estimator may be attached to any operator by a superuser, so a
  * constant is read as a filter only when its type is the one whose input
  * function is this library's bloomfilter_in and whose values are varlenas.

@@ -15,7 +15,7 @@
  *	   normally base scans, and puts a "join probe" node (probe.c) above each
  *	   of them: it passes the rows on that may have a partner and drops the
  *	   others; a probe node over a sequential scan then gives way to the join
- *	   scan (prefetch_scan.c);
+ *	   scan (join_scan.c);
  *   - links the two through an executor parameter slot of its own, which
  *	   holds the filter (a pointer, in this process's executor state only).
  *

@@ -32,7 +32,7 @@ static const CustomExecMethods probe_exec;
 
 /* ----------------------------------------------------------------------
  * The probe side: the filters a probe site tests, by the probe node above
- * any plan node and by the join scan (prefetch_scan.c) in place of a
+ * any plan node and by the join scan (join_scan.c) in place of a
  * sequential scan
  * ---------------------------------------------------------------------- */
 
