@@ -19,7 +19,7 @@
 # crash); LeakSanitizer reports leaks unless it cannot run here (then with a warning).
 #
 # Environment (optional): CLANG (default clang), FUZZ_SECONDS,
-# FUZZ_TEST_SECONDS, FUZZ_TARGETS (default "open ops plan"), FUZZ_TIMEOUT (seconds one
+# FUZZ_TEST_SECONDS, FUZZ_TARGETS (default "open ops plan sparse"), FUZZ_TIMEOUT (seconds one
 # input may take, default 10), FUZZ_FLAGS (extra libFuzzer flags, e.g. -jobs=4 -workers=4),
 # BF_TALLY (see check-core.sh; one "pass|fail 1 fuzz/<target>/<stage>" line per stage).
 
@@ -28,7 +28,7 @@ cd "$BF_ROOT"
 
 mode=${1:-run}
 CLANG=${CLANG:-$(command -v clang || echo clang)}
-targets=(${FUZZ_TARGETS:-open ops plan})
+targets=(${FUZZ_TARGETS:-open ops plan sparse})
 seconds=${FUZZ_SECONDS:-300}
 test_seconds=${FUZZ_TEST_SECONDS:-15}
 timeout_s=${FUZZ_TIMEOUT:-10}
@@ -44,10 +44,10 @@ failed=0
 
 record() { bf_record "$1" "fuzz/$2"; } # pass|fail name
 
-# -max_len per target: a whole filter for open, two filters and a script for ops
+# -max_len per target: a whole filter for open and sparse, two filters and a script for ops
 max_len() {
 	case $1 in
-		open) echo 1048576 ;;
+		open | sparse) echo 1048576 ;;
 		ops) echo 131072 ;;
 		*) echo 256 ;;
 	esac
@@ -227,11 +227,11 @@ corpus() {
 	"$CLANG" -std=c99 "${san[@]}" -fsanitize=address,undefined -Isrc/core \
 		"$src/make_corpus.c" src/core/*.c "${libs[@]}" -o "$out/make_corpus" || return 1
 	rm -rf "$new"
-	for t in open ops plan; do
+	for t in open ops plan sparse; do
 		mkdir -p "$new/fuzz_$t"
 	done
 	"$out/make_corpus" "$new" || return 1
-	for t in open ops plan; do
+	for t in open ops plan sparse; do
 		rm -rf "$src/corpus/fuzz_$t"
 		mv "$new/fuzz_$t" "$src/corpus/fuzz_$t"
 	done

@@ -119,9 +119,13 @@ FROM error_of('SELECT bloomfilter_add_all(f, ARRAY[f]) FROM err_f') e;
 SELECT f || f FROM err_f;
 
 --
--- text input: base64 only, white space only around it, '=' padding required
+-- text input: base64, white space only around it, '=' padding required (a
+-- filter with enough bits set that its text form is base64; the sparse form's
+-- errors are in type_io)
 --
-CREATE TABLE err_text AS SELECT bloomfilter_create(10, 0.01, 'blocked')::text AS t;
+CREATE TABLE err_text AS
+SELECT bloomfilter_add_all(bloomfilter_create(10, 0.01, 'blocked'), ARRAY(SELECT generate_series(1, 30)))::text AS t;
+SELECT t LIKE 'QkxNRg%' AS base64 FROM err_text;
 SELECT what, e.state, e.message, e.detail
 FROM err_text,
      LATERAL (VALUES

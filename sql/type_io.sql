@@ -1,5 +1,6 @@
 --
--- type_io: the text form (base64), the bytea casts, binary send/recv through
+-- type_io: the text form (base64, or '~' and the base64 of the sparse form
+-- when that is shorter), the bytea casts, binary send/recv through
 -- binary COPY, the header bytes of a known filter, and the canonical bytes
 -- elements of each SQL type hash as (integers of every width alike, text and
 -- its relatives, uuid, bytea, and the anyelement fallback).
@@ -22,7 +23,9 @@ SELECT substr((bloomfilter_create_bits(64, 3, 'classic', 0) || 'a' || 'b')::byte
 SELECT encode(substr(bloomfilter_create(1000, 0.01, 'blocked', -1)::bytea, 1, 64), 'hex') AS header;
 
 --
--- text form: base64 of exactly the bytes, an exact round trip, compact
+-- text form: base64 of exactly the bytes, or the sparse form when shorter
+-- (filters with few set bits: empty, and the large one with few items); an
+-- exact round trip, compact
 --
 CREATE TABLE io_filters (id int PRIMARY KEY, what text, f bloomfilter);
 INSERT INTO io_filters VALUES
@@ -37,10 +40,12 @@ INSERT INTO io_filters VALUES
 		ARRAY(SELECT i FROM generate_series(1, 50000) i)));
 
 SELECT id, what,
-       f::text = translate(encode(f::bytea, 'base64'), E'\n', '') AS text_is_base64_of_bytes,
+       CASE WHEN f::text LIKE '~%' THEN 'sparse' ELSE 'base64' END AS form,
+       f::text LIKE '~%' OR f::text = translate(encode(f::bytea, 'base64'), E'\n', '') AS text_is_base64_of_bytes,
        f::text::bloomfilter::bytea = f::bytea AS text_round_trip,
        f::text::bloomfilter::text = f::text AS text_round_trip_text,
-       length(f::text) = 4 * ceil(octet_length(f::bytea) / 3.0) AS length_is_4_3,
+       f::text LIKE '~%' OR length(f::text) = 4 * ceil(octet_length(f::bytea) / 3.0) AS length_is_4_3,
+       length(f::text) <= 4 * ceil(octet_length(f::bytea) / 3.0) AS never_longer_than_base64,
        length(f::text) <= 1.4 * octet_length(f::bytea) AS compact
 FROM io_filters
 ORDER BY id;
@@ -55,6 +60,118 @@ FROM io_filters ORDER BY id;
 SELECT ('  ' || f::text)::bloomfilter::bytea = f::bytea AS leading_only,
        (f::text || '  ')::bloomfilter::bytea = f::bytea AS trailing_only
 FROM io_filters WHERE id = 1;
+
+--
+-- the sparse text form (STORAGE.md section 15): '~', then the base64 of the
+-- header, the Rice parameter, the count of set bits and the Rice codes of
+-- the gaps between them.  Every variant, with few items (sparse) and full
+-- (base64), round trips byte for byte; grown scalable and cuckoo filters
+-- keep their stages.
+--
+CREATE TABLE io_sparse AS
+SELECT v, fill, f
+FROM unnest(ARRAY['blocked', 'classic', 'counting', 'scalable', 'cuckoo']) v,
+     LATERAL (VALUES
+	('empty', bloomfilter_create(10000, 0.01, v)),
+	('3 items', bloomfilter_add_all(bloomfilter_create(10000, 0.01, v, 5), ARRAY[1, 2, 3])),
+	('100 items', bloomfilter_add_all(bloomfilter_create(10000, 0.01, v, -5),
+		ARRAY(SELECT md5(i::text) FROM generate_series(1, 100) i))),
+	('full', bloomfilter_add_all(bloomfilter_create(1000, 0.01, v),
+		ARRAY(SELECT i FROM generate_series(1, 1000) i))),
+	('grown', bloomfilter_add_all(bloomfilter_create(100, 0.01, v, 9),
+		ARRAY(SELECT i FROM generate_series(1, 2000) i)))
+     ) c(fill, f);
+SELECT v, fill, (bloomfilter_info(f)).stages,
+       CASE WHEN f::text LIKE '~%' THEN 'sparse' ELSE 'base64' END AS form,
+       f::text::bloomfilter = f AS equal,
+       f::text::bloomfilter::bytea = f::bytea AS same_bytes,
+       length(f::text) <= 4 * ceil(octet_length(f::bytea) / 3.0) AS never_longer,
+       length(f::text) * 10 < octet_length(f::bytea) AS under_a_tenth_of_the_bytes
+FROM io_sparse ORDER BY v, fill;
+-- text COPY (what pg_dump writes) of both forms
+CREATE TABLE io_sparse_copy (LIKE io_sparse);
+\copy io_sparse TO 'results/type_io_sparse.txt'
+\copy io_sparse_copy FROM 'results/type_io_sparse.txt'
+SELECT count(*) AS rows, count(*) FILTER (WHERE s.f::bytea = d.f::bytea) AS same_bytes
+FROM io_sparse s JOIN io_sparse_copy d USING (v, fill);
+
+-- its parts: the header as it is, r, n (here 3 set bits in a 512-bit block)
+-- and the codes; the example of STORAGE.md section 15
+CREATE TABLE io_example AS
+SELECT bloomfilter_create_bits(512, 6, 'blocked') || 42 AS f;
+SELECT f::text AS text_form, length(f::text) AS text_length,
+       length(translate(encode(f::bytea, 'base64'), E'\n', '')) AS base64_length
+FROM io_example;
+SELECT substr(s, 1, 64) = substr(f::bytea, 1, 64) AS header_as_it_is,
+       get_byte(s, 64) AS r,
+       encode(substr(s, 66, 8), 'hex') AS n_le64,
+       encode(substr(s, 74), 'hex') AS codes
+FROM io_example, LATERAL decode(substr(f::text, 2), 'base64') s;
+
+-- malformed sparse forms: 22P02, with a detail that says what is wrong.  The
+-- bytes start from s, the sparse form of b, a blocked filter of 4096 bits
+-- holding 'x'; c is a classic filter sized for 10 items, as in errors.sql.
+CREATE TABLE io_sparse_base AS
+SELECT decode(substr(f::text, 2), 'base64') AS s, f::bytea AS b,
+       (bloomfilter_create(10, 0.01, 'classic') || 'x')::bytea AS c
+FROM (SELECT bloomfilter_create_bits(4096, 3, 'blocked') || 'x' AS f) x;
+SELECT left(b::bloomfilter::text, 1) AS mark, octet_length(s) AS sparse_bytes,
+       get_byte(s, 64) AS r, get_byte(s, 65) AS n
+FROM io_sparse_base;
+SELECT what, e.state, e.message, e.detail
+FROM io_sparse_base,
+     LATERAL (VALUES
+	('the mark alone',                '~'),
+	('not base64 after the mark',     '~hello, world!'),
+	('white space after the mark',    '~ ' || translate(encode(s, 'base64'), E'\n', '')),
+	('two marks',                     '~~' || translate(encode(s, 'base64'), E'\n', '')),
+	('the mark after the base64',     translate(encode(b, 'base64'), E'\n', '') || '~'),
+	('the header alone',              '~' || translate(encode(substr(s, 1, 64), 'base64'), E'\n', '')),
+	('n cut short',                   '~' || translate(encode(substr(s, 1, 70), 'base64'), E'\n', '')),
+	('another magic',                 '~' || translate(encode(overlay(s PLACING 'BLMG' FROM 1), 'base64'), E'\n', '')),
+	('r = 33',                        '~' || translate(encode(overlay(s PLACING '\x21' FROM 65), 'base64'), E'\n', '')),
+	('r = 255',                       '~' || translate(encode(overlay(s PLACING '\xff' FROM 65), 'base64'), E'\n', '')),
+	('n = 4097 of 4096 bits',         '~' || translate(encode(overlay(s PLACING '\x0110000000000000' FROM 66), 'base64'), E'\n', '')),
+	('n = 2^64 - 1',                  '~' || translate(encode(overlay(s PLACING '\xffffffffffffffff' FROM 66), 'base64'), E'\n', '')),
+	('the last byte cut',             '~' || translate(encode(substr(s, 1, octet_length(s) - 1), 'base64'), E'\n', '')),
+	('a code cut short (r 0, n 2)',   '~' || translate(encode(substr(b, 1, 64) || '\x00'::bytea || '\x0200000000000000'::bytea
+	                                        || '\x01'::bytea, 'base64'), E'\n', '')),
+	('a zero byte after the codes',   '~' || translate(encode(s || '\x00'::bytea, 'base64'), E'\n', '')),
+	('one code left over (n = 2)',    '~' || translate(encode(overlay(s PLACING '\x02' FROM 66), 'base64'), E'\n', '')),
+	('a gap past the payload',        '~' || translate(encode(substr(b, 1, 64) || '\x00'::bytea || '\x0100000000000000'::bytea
+	                                        || decode(repeat('00', 512), 'hex') || '\x01'::bytea, 'base64'), E'\n', '')),
+	('a padding bit set (classic)',   '~' || translate(encode(substr(bloomfilter_create_bits(96, 3, 'classic')::bytea, 1, 64)
+	                                        || '\x00'::bytea || '\x0100000000000000'::bytea
+	                                        || decode(repeat('00', 12), 'hex') || '\x10'::bytea, 'base64'), E'\n', ''))
+     ) c(what, input),
+     LATERAL error_of(format('SELECT %L::bloomfilter', input)) e;
+-- the header rules are those of every way in: hostile headers (as in
+-- errors.sql) with an empty payload in the sparse form are refused with the
+-- detail the bytea cast gives (or accepted where the header is valid)
+SELECT count(*) AS headers,
+       count(*) FILTER (WHERE t.state = 'no error') AS accepted,
+       count(*) FILTER (WHERE t.state <> 'no error' AND t.detail = c.detail
+                          AND t.state = CASE c.state WHEN '22P03' THEN '22P02' ELSE c.state END) AS refused_alike
+FROM (SELECT substr(b, 1, 64) AS h FROM io_sparse_base UNION ALL
+      SELECT overlay(substr(b, 1, 64) PLACING x FROM o)
+      FROM io_sparse_base, (VALUES ('\x00'::bytea, 5), ('\x09', 6), ('\x03', 7), ('\x01', 8), ('\x00000000', 9),
+                                   ('\x41000000', 9), ('\x01', 13), ('\x0000000000000000', 25),
+                                   ('\xe803000000000000', 25), ('\x0800000000000000', 57),
+                                   ('\x0000000000000040', 49), ('\x0000000000000000', 41)) m(x, o)) hdr,
+     LATERAL error_of(format('SELECT %L::bytea::bloomfilter', hdr.h || decode(repeat('00', 512), 'hex'))) c,
+     LATERAL error_of(format('SELECT %L::bloomfilter',
+                      '~' || translate(encode(hdr.h || '\x00'::bytea || '\x0000000000000000'::bytea, 'base64'), E'\n', ''))) t;
+-- as psql prints them
+-- ERROR:  invalid input syntax for type bloomfilter
+SELECT '~hello'::bloomfilter;
+-- ERROR:  invalid input syntax for type bloomfilter
+SELECT ('~' || translate(encode(s || '\x00'::bytea, 'base64'), E'\n', ''))::bloomfilter FROM io_sparse_base;
+-- a header that declares 1 GB needs no more than its sparse form: 54000 past
+-- the limit, as for the other ways in
+-- ERROR:  bloomfilter value declares a size past the 1 GB limit
+SELECT ('~' || translate(encode(overlay(overlay(substr(c, 1, 64) PLACING '\xd8fdffff01000000' FROM 25)
+        PLACING '\xc0ffff3f00000000' FROM 57) || '\x00'::bytea || '\x0000000000000000'::bytea, 'base64'), E'\n', ''))::bloomfilter
+FROM io_sparse_base;
 
 --
 -- bytea casts: binary-coercible out, validated in, the same bytes both ways
@@ -217,6 +334,6 @@ FROM io_empty;
 SELECT pg_typeof(e || NULL) AS type, (e || NULL)::bytea = e::bytea AS unchanged
 FROM io_empty;
 
-DROP TABLE io_filters, io_bytes, io_copied, io_empty;
+DROP TABLE io_filters, io_bytes, io_copied, io_empty, io_sparse, io_sparse_copy, io_example, io_sparse_base;
 DROP DOMAIN io_posint;
 DROP TYPE io_mood;

@@ -3,10 +3,14 @@
  *		Text and binary I/O of the bloomfilter type, and the bytea casts.
  *
  * The text form is the base64 of the serialised bytes (4/3 of the binary
- * size): compact enough for Citus to ship partial aggregate states as text,
- * and an exact round trip.  Every way in validates the bytes before they
- * become a bloomfilter, and allocates only in proportion to the input it
- * already holds.
+ * size), or, when it is shorter, '~' and the base64 of their sparse form
+ * (the header, then the payload's set bits as Rice-coded gaps: STORAGE.md
+ * section 15).  Citus ships each shard's partial aggregate state as text,
+ * and a partial filter sized for the whole set is mostly zero bits: its
+ * sparse text is a fraction of its base64.  Both are exact round trips.
+ * Every way in validates the bytes before they become a bloomfilter, and
+ * allocates only in proportion to the input it already holds or to the
+ * size a valid header declares.
  */
 #include "bloomfilter.h"
 
@@ -23,6 +27,9 @@ PG_FUNCTION_INFO_V1(bloomfilter_from_bytea);
 /* Largest filter whose base64 text still fits in one palloc */
 #define MAX_TEXT_BYTES	((Size) (MaxAllocSize - 1) / 4 * 3)
 
+/* The first character of the sparse text form; base64 never has it */
+#define SPARSE_MARK		'~'
+
 /*
  * The white space allowed around the text form: space, tab, newline, carriage
  * return and form feed.  PostgreSQL's scanner_isspace took a vertical tab too
@@ -34,12 +41,70 @@ is_text_form_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
 
+/* Base64 of 'len' bytes after 'prefix' (0: none), NUL-terminated */
+static char *
+base64_text(const void *bytes, Size len, char prefix)
+{
+	/* pg_b64_enc_len computes in int and overflows past 512 MB: do it here */
+	Size		enclen = (len + 2) / 3 * 4;
+	char	   *out = palloc(enclen + 2);
+	char	   *at = out;
+	int			n;
+
+	if (prefix)
+		*at++ = prefix;
+	n = pg_b64_encode((const bf_b64_byte *) bytes, (int) len, at, (int) enclen);
+	if (n < 0)
+		elog(ERROR, "could not encode bloomfilter as base64");
+	at[n] = '\0';
+	return out;
+}
+
+/* Decodes the base64 of 'len' characters; *n gets the bytes' length */
+static char *
+base64_bytes(const char *str, Size len, Size offset, int *n, bool sparse)
+{
+	Size		maxbytes = len / 4 * 3 + 3;
+	char	   *bytes = palloc(offset + maxbytes);
+
+	*n = pg_b64_decode(str, (int) len, (bf_b64_byte *) (bytes + offset),
+					   (int) maxbytes);
+	if (*n < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type bloomfilter"),
+				 sparse ?
+				 errdetail("The sparse text form of a bloomfilter is \"~\" followed by base64; the input after \"~\" is not valid base64.") :
+				 errdetail("The text form of a bloomfilter is base64; the input is not valid base64."),
+				 errhint("Produce the text form with bloomfilter's output function, or cast bytea with ::bloomfilter.")));
+	return bytes;
+}
+
+/* The filter that sparse bytes decode to, not yet validated past its header */
+static BloomFilter *
+sparse_decode(const char *sparse, int len)
+{
+	uint64		total;
+	BloomFilter *bf;
+	bf_status	st = bf_sparse_size(sparse, len, &total);
+
+	if (st != BF_OK)
+		report_invalid_input(st, false);
+	/* a header that checks declares at most BF_MAX_BYTES */
+	bf = palloc(VARHDRSZ + total);
+	SET_VARSIZE(bf, VARHDRSZ + total);
+	st = bf_sparse_decode(sparse, len, bf->data, total, yield_for_interrupts,
+						  NULL);
+	if (st != BF_OK)
+		report_invalid_input(st, false);
+	return bf;
+}
+
 Datum
 bloomfilter_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
 	Size		len;
-	Size		maxbytes;
 	BloomFilter *bf;
 	bf_filter	view;
 	int			n;
@@ -50,23 +115,26 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 	len = strlen(str);
 	while (len > 0 && is_text_form_space(str[len - 1]))
 		len--;
-	maxbytes = len / 4 * 3 + 3;
 
 	if (len > PG_INT32_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("bloomfilter text input is too long"),
 				 errdetail("The input holds %zu characters.", len)));
-	bf = palloc(VARHDRSZ + maxbytes);
-	n = pg_b64_decode(str, (int) len, (bf_b64_byte *) bf->data, (int) maxbytes);
-	if (n < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type bloomfilter"),
-				 errdetail("The text form of a bloomfilter is base64; the input is not valid base64."),
-				 errhint("Produce the text form with bloomfilter's output function, or cast bytea with ::bloomfilter.")));
+	if (len > 0 && str[0] == SPARSE_MARK)
+	{
+		char	   *sparse = base64_bytes(str + 1, len - 1, 0, &n, true);
+
+		bf = sparse_decode(sparse, n);
+		pfree(sparse);
+		n = VARSIZE(bf) - VARHDRSZ;
+	}
+	else
+	{
+		bf = (BloomFilter *) base64_bytes(str, len, VARHDRSZ, &n, false);
+		SET_VARSIZE(bf, VARHDRSZ + n);
+	}
 	filter_open_input(bf->data, n, &view, false);
-	SET_VARSIZE(bf, VARHDRSZ + n);
 	PG_RETURN_BLOOMFILTER_P(bf);
 }
 
@@ -75,10 +143,31 @@ bloomfilter_out(PG_FUNCTION_ARGS)
 {
 	BloomFilter *bf = PG_GETARG_BLOOMFILTER_P(0);
 	Size		len = VARSIZE(bf) - VARHDRSZ;
-	Size		enclen;
-	char	   *out;
-	int			n;
+	bf_sparse	plan;
 
+	/*
+	 * The sparse form when its text is shorter, that is when its base64
+	 * needs fewer 4-character groups than the bytes' (the mark takes one
+	 * character, a group four): so the text form is never longer than the
+	 * base64.  A filter with few set bits has a text form even past the
+	 * size whose base64 would not fit.
+	 */
+	if (len >= 3 &&
+		bf_sparse_plan(bf->data, len,
+					   Min((len + 2) / 3 * 3 - 3, MAX_TEXT_BYTES), &plan,
+					   yield_for_interrupts, NULL))
+	{
+		char	   *sparse = palloc(plan.room);
+		size_t		n = bf_sparse_encode(bf->data, len, &plan, sparse,
+										 yield_for_interrupts, NULL);
+		char	   *out;
+
+		if (n == 0)
+			elog(ERROR, "bloomfilter changed while it was written as text");
+		out = base64_text(sparse, n, SPARSE_MARK);
+		pfree(sparse);
+		PG_RETURN_CSTRING(out);
+	}
 	if (len > MAX_TEXT_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -86,14 +175,7 @@ bloomfilter_out(PG_FUNCTION_ARGS)
 				 errdetail("The filter holds %zu bytes; the text form holds at most %zu.",
 						   len, MAX_TEXT_BYTES),
 				 errhint("Use binary COPY, or cast the filter to bytea.")));
-	/* pg_b64_enc_len computes in int and overflows past 512 MB: do it here */
-	enclen = (len + 2) / 3 * 4;
-	out = palloc(enclen + 1);
-	n = pg_b64_encode((const bf_b64_byte *) bf->data, (int) len, out, (int) enclen);
-	if (n < 0)
-		elog(ERROR, "could not encode bloomfilter as base64");
-	out[n] = '\0';
-	PG_RETURN_CSTRING(out);
+	PG_RETURN_CSTRING(base64_text(bf->data, len, 0));
 }
 
 Datum

@@ -97,7 +97,13 @@ typedef enum bf_status
 								 * many copies of it as they can */
 	BF_E_NO_GROWTH,				/* a growing filter has every stage its
 								 * format allows */
-	BF_E_NO_MEMORY				/* a bf_buf's allocator gave no memory */
+	BF_E_NO_MEMORY,				/* a bf_buf's allocator gave no memory */
+	/* the sparse form (bf_sparse_decode) */
+	BF_E_SPARSE_RICE,			/* the Rice parameter is past its limit */
+	BF_E_SPARSE_COUNT,			/* more set bits than there is room for */
+	BF_E_SPARSE_GAP,			/* a gap passes the end of the payload */
+	BF_E_SPARSE_END,			/* the codes end before the last gap */
+	BF_E_SPARSE_TRAILING		/* bytes or bits after the last gap */
 } bf_status;
 
 /* The two 64-bit halves of an element's hash */
@@ -335,6 +341,78 @@ extern void bf_fill(const bf_filter *f, bf_fill_stats *stats,
 					bf_yield_fn yield, void *arg);
 /* "blocked, 1024 bits, 7 hashes, seed 0, planned for 100 items at 0.01" */
 extern void bf_describe(const bf_filter *f, char *out, size_t size);
+
+/*
+ * sparse.c: the sparse form of a filter's bytes (STORAGE.md section 15),
+ * which the text form uses for filters that hold few set bits: the 64-byte
+ * header as it is, the Rice parameter r (one byte, 0 to
+ * BF_SPARSE_MAX_RICE), the number n of set bits in the payload (u64,
+ * little-endian), then for each set bit in order the gap since the one
+ * before it as a Rice code (gap >> r zero bits, a one bit, the low r bits
+ * of the gap), packed from the lowest bit of each byte, padded with zero
+ * bits to a whole byte.  It decodes to exactly the bytes encoded, in every
+ * variant: stage records are payload bytes like any other.
+ */
+#define BF_SPARSE_HEAD		(BF_HEADER_SIZE + 9)
+#define BF_SPARSE_MAX_RICE	32
+/* bytes bf_sparse_encode may write past the end of the form */
+#define BF_SPARSE_SLACK		8
+
+typedef struct bf_sparse
+{
+	uint64_t	set_bits;		/* n */
+	unsigned	rice;			/* r */
+	uint64_t	max_bytes;		/* the sparse form is at most this long */
+	uint64_t	room;			/* what bf_sparse_encode writes into: max_bytes
+								 * and BF_SPARSE_SLACK */
+} bf_sparse;
+
+/*
+ * Whether the sparse form of the filter in buf (len bytes, with a header
+ * that checks and declares len) takes at most 'limit' bytes.  It counts
+ * one 8-byte word in 32 first and gives up when those say no, then counts
+ * every set bit, stopping as soon as the count rules the form out: a dense
+ * filter costs a thirty-second of a pass.  'yield' is called about every
+ * BF_YIELD_BYTES.  When true, *plan says how to encode: the form takes at
+ * most plan->max_bytes (at most 'limit'), and bf_sparse_encode needs
+ * plan->room.  False for bytes whose header does not check: give those as
+ * they are.
+ */
+extern bool bf_sparse_plan(const void *buf, size_t len, uint64_t limit,
+						   bf_sparse *plan, bf_yield_fn yield, void *arg);
+
+/*
+ * Writes the sparse form of buf (len bytes, planned by bf_sparse_plan and
+ * unchanged since) into out, which holds plan->room bytes; returns its
+ * length, or 0 if buf holds more set bits than planned.
+ */
+extern size_t bf_sparse_encode(const void *buf, size_t len,
+							   const bf_sparse *plan, void *out,
+							   bf_yield_fn yield, void *arg);
+
+/*
+ * Checks what can be checked of sparse bytes before decoding them: the
+ * header by the rules of bf_check_header, the Rice parameter, and the count
+ * of set bits against the payload and against the codes' bytes.  Sets
+ * *total_bytes to the length of the filter they decode to, so that the
+ * caller can refuse or allocate it; reads only the first BF_SPARSE_HEAD
+ * bytes.
+ */
+extern bf_status bf_sparse_size(const void *in, size_t len,
+								uint64_t *total_bytes);
+
+/*
+ * Decodes sparse bytes into out, which holds the *total_bytes of
+ * bf_sparse_size: the header, and a payload with exactly the bits the gaps
+ * name.  Fails (out undefined) with bf_sparse_size's statuses, or when a gap
+ * passes the end of the payload (BF_E_SPARSE_GAP), the bytes end before
+ * the last code (BF_E_SPARSE_END) or anything but zero padding bits follows
+ * it (BF_E_SPARSE_TRAILING).  Zeroing and decoding call 'yield' about every
+ * BF_YIELD_BYTES.  The payload is not validated: bf_open the result.
+ */
+extern bf_status bf_sparse_decode(const void *in, size_t len, void *out,
+								  uint64_t total_bytes, bf_yield_fn yield,
+								  void *arg);
 
 /*
  * buf.c: a filter in memory that grows.  The core never allocates by

@@ -361,6 +361,24 @@ bf_popcount64(uint64_t v)
 #endif
 }
 
+/* Index of the lowest set bit of v, which is not 0 */
+static inline unsigned
+bf_ctz64(uint64_t v)
+{
+#if defined(__GNUC__)
+	return (unsigned) __builtin_ctzll(v);
+#else
+	unsigned	n = 0;
+
+	while ((v & 1) == 0)
+	{
+		v >>= 1;
+		n++;
+	}
+	return n;
+#endif
+}
+
 /* Bit i of a payload is bit (i % 8) of byte (i / 8): endian-free */
 static inline void
 bf_bit_set(unsigned char *bits, uint64_t i)

@@ -394,6 +394,16 @@ bf_status_message(bf_status status)
 			return "The filter has as many stages as its format allows.";
 		case BF_E_NO_MEMORY:
 			return "There was not enough memory for the filter.";
+		case BF_E_SPARSE_RICE:
+			return "The Rice parameter of the sparse form is larger than 32.";
+		case BF_E_SPARSE_COUNT:
+			return "The sparse form counts more set bits than its payload or its codes can hold.";
+		case BF_E_SPARSE_GAP:
+			return "A gap of the sparse form passes the end of the payload.";
+		case BF_E_SPARSE_END:
+			return "The sparse form ends too soon: before its Rice parameter and count, or before its last gap.";
+		case BF_E_SPARSE_TRAILING:
+			return "The sparse form goes on after its last gap.";
 	}
 	return "Unknown error.";
 }

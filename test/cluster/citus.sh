@@ -60,7 +60,12 @@
 #      sessions on every node (not the open one); the section's block for every session
 #      (ALTER DATABASE and ALTER SYSTEM on every node, "with mydb its database": run on the
 #      test's database), then ALTER SYSTEM alone, then its RESET;
-#  12. with shared_preload_libraries = 'bloomfilter,citus' a node does not start ("Citus has to
+#  12. the text of the worker partials (worker_partial_agg run on each shard, as its task runs
+#      it) of bloomfilter_agg(k, 524288, 0.01) over 524,288 bigint keys in 32 shards: at most
+#      twice the keys' bytes in all (each partial's filter is sized for every key and holds a 32nd
+#      of them: its sparse text form), and the combined filter is byte for byte the filter of
+#      one server; the same figures printed for scaling-out.md's url_filter;
+#  13. with shared_preload_libraries = 'bloomfilter,citus' a node does not start ("Citus has to
 #      be loaded first").
 # At the end no server log may show a crash, a PANIC or an internal error (XX000) other than
 # Citus's own refusal of the anyelement fallback, which section 2 provokes on purpose.
@@ -834,19 +839,63 @@ else
 	sed 's/^/    /' <<<"$out"
 fi
 
-# ---- 12. the order of shared_preload_libraries, and the server logs ---------------------------
+# ---- 12. the text of the worker partials ----------------------------------------------------
+# Citus ships each shard's partial state as the state type's text form: worker_partial_agg, the
+# query each task runs, returns it as a cstring.  Run here on every shard as the task would, its
+# length is what the coordinator reads.  The partials of a filter sized for the whole set hold a
+# 32nd of it each: their sparse text form must take at most twice the bytes of the keys
+# (issue 28), and the coordinator's union of them is the filter one server builds.
+section "12. the text of the worker partials"
+partial_text() { # table, column, type, expected_items: "shards|text bytes|min|max|base64 bytes|filter bytes"
+	cq -F'|' -c "SELECT count(*), sum(t), min(t), max(t), sum(b), max(f) FROM (
+		SELECT split_part(result, ' ', 1)::bigint AS t, split_part(result, ' ', 2)::bigint AS b,
+			split_part(result, ' ', 3)::bigint AS f
+		FROM run_command_on_shards('$1', \$\$SELECT octet_length(pg_catalog.worker_partial_agg(
+				'public.bloomfilter_agg($3,bigint,double precision)'::regprocedure,
+				ROW($2, '$4'::bigint, '0.01'::double precision))::text)
+			|| ' ' || octet_length(translate(encode(bloomfilter_agg($2, $4, 0.01)::bytea, 'base64'), E'\\n', ''))
+			|| ' ' || octet_length(bloomfilter_agg($2, $4, 0.01)::bytea) FROM %s\$\$)) s"
+}
+cq -c "SET client_min_messages = warning" -c "CREATE TABLE keys (k bigint PRIMARY KEY)" \
+	-c "SELECT create_distributed_table('keys', 'k', shard_count => 32)" \
+	-c "INSERT INTO keys SELECT g::bigint * 1000000007 FROM generate_series(1, 524288) g" \
+	-c "CREATE TABLE keys_local AS SELECT * FROM keys" >/dev/null
+IFS='|' read -r nparts tbytes tmin tmax b64bytes fbytes < <(partial_text keys k bigint 524288)
+kbytes=$(cq -c "SELECT count(*) * 8 FROM keys_local")
+echo "12: bloomfilter_agg(k, 524288, 0.01) over 524,288 bigint keys ($kbytes bytes) in $nparts shards: each partial a filter of $fbytes bytes;" \
+	"its text $tmin to $tmax bytes, $tbytes in all ($(awk "BEGIN { printf \"%.2f\", $tbytes / $kbytes }") x the keys' bytes); as base64 $b64bytes"
+[ "$nparts" = 32 ] && [ "$tbytes" -le $((2 * kbytes)) ] &&
+	ok "12: the 32 worker partials ship $tbytes bytes of text for $kbytes bytes of bigint keys: at most twice their bytes (base64: $b64bytes)" ||
+	fail "12: the worker partials ship $tbytes bytes of text in $nparts shards for $kbytes bytes of keys (more than twice, or not 32 shards)"
+read -r part same < <(cq -F' ' -c "SELECT partials('SELECT bloomfilter_agg(k, 524288, 0.01) FROM keys'),
+	(SELECT bloomfilter_agg(k, 524288, 0.01) FROM keys)::bytea = (SELECT bloomfilter_agg(k, 524288, 0.01) FROM keys_local)::bytea")
+[ "$part" = t ] && [ "$same" = t ] &&
+	ok "12: bloomfilter_agg(k, 524288, 0.01) over them: worker partials + coordinator combine, byte for byte the filter of one server ($fbytes bytes)" ||
+	fail "12: bloomfilter_agg(k, 524288, 0.01) over keys: partials $part, the same bytes as one server: $same"
+# the partials of scaling-out.md's url_filter (block 1 of section 8): 200,000 URLs, sized for 1,000,000
+if [ "$(cq -c "SELECT to_regclass('urls') IS NOT NULL")" = t ]; then
+	IFS='|' read -r nparts tbytes tmin tmax b64bytes fbytes < <(partial_text urls url text 1000000)
+	ubytes=$(cq -c "SELECT sum(octet_length(url)) FROM urls")
+	echo "12: scaling-out.md's bloomfilter_agg(url, 1000000, 0.01) over 200,000 URLs ($ubytes bytes) in $nparts shards: partials of $fbytes bytes;" \
+		"their text $tmin to $tmax bytes, $tbytes in all; as base64 $b64bytes"
+	[ "$tbytes" -lt "$b64bytes" ] && ok "12: scaling-out.md's url_filter: the partials ship $tbytes bytes of text, base64 would be $b64bytes" ||
+		fail "12: scaling-out.md's url_filter: the partials ship $tbytes bytes of text, base64 $b64bytes"
+fi
+cq -c "SET client_min_messages = warning" -c "DROP TABLE keys, keys_local" >/dev/null
+
+# ---- 13. the order of shared_preload_libraries, and the server logs ---------------------------
 citus_cluster_stop
 
 # the other order: Citus refuses to start after another library (its log is not a node's log,
 # which would count its FATAL as an internal error)
-section "12. shared_preload_libraries = 'bloomfilter,citus'"
+section "13. shared_preload_libraries = 'bloomfilter,citus'"
 if citus_try_start 1 'bloomfilter,citus' "$tmp/wrong_order.log"; then
-	fail "12: a node started with shared_preload_libraries = 'bloomfilter,citus': Citus no longer refuses it; doc/scaling-out.md says it does"
+	fail "13: a node started with shared_preload_libraries = 'bloomfilter,citus': Citus no longer refuses it; doc/scaling-out.md says it does"
 elif grep -q 'FATAL:  Citus has to be loaded first' "$tmp/wrong_order.log" &&
 	grep -q 'HINT:  Place citus at the beginning of shared_preload_libraries.' "$tmp/wrong_order.log"; then
-	ok "12: with shared_preload_libraries = 'bloomfilter,citus' a node does not start: $(grep -o 'FATAL:  Citus has to be loaded first' "$tmp/wrong_order.log") ($(grep -o 'HINT:  .*' "$tmp/wrong_order.log"))"
+	ok "13: with shared_preload_libraries = 'bloomfilter,citus' a node does not start: $(grep -o 'FATAL:  Citus has to be loaded first' "$tmp/wrong_order.log") ($(grep -o 'HINT:  .*' "$tmp/wrong_order.log"))"
 else
-	fail "12: with shared_preload_libraries = 'bloomfilter,citus' a node did not start, but not for the reason doc/scaling-out.md gives:"
+	fail "13: with shared_preload_libraries = 'bloomfilter,citus' a node did not start, but not for the reason doc/scaling-out.md gives:"
 	tail -n 5 "$tmp/wrong_order.log" | sed 's/^/    /'
 fi
 

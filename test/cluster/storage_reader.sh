@@ -28,7 +28,9 @@
 #     hold exactly the bits the reader derives from their elements, by each scheme; its text
 #     forms are the base64 of examples;
 #   - the reader and the extension accept and reject the same crafted headers, for the same
-#     reason (STORAGE.md section 3).
+#     reason (STORAGE.md section 3);
+#   - the text forms of filters of every variant, base64 and sparse (section 15), decode to their
+#     bytes, and so do the sparse text forms STORAGE.md gives.
 #
 # Runs against the server the PG* environment variables point at, where the extension is
 # installed (CREATE EXTENSION is done here, in a UTF-8 database of its own, named after
@@ -249,6 +251,13 @@ SQL
 -- built one element at a time through bloomfilter_add (||), from a text-form initial state
 INSERT INTO cases SELECT 'text/classic/add', 'text', 'classic', 'bits', NULL, NULL, 10000, 3, 0, 3000,
 	(SELECT add_text(t ORDER BY i) FROM vals WHERE role = 'member');
+-- sized for 100 times the members: the sparse text form
+INSERT INTO cases SELECT 'text/blocked/sparse', 'text', 'blocked', 'create', 300000, 0.02, NULL, NULL, 77, 3000,
+	bloomfilter_add_all(bloomfilter_create(300000, 0.02, 'blocked', 77),
+		(SELECT array_agg(t ORDER BY i) FROM vals WHERE role = 'member'));
+INSERT INTO cases SELECT 'int8/classic/sparse', 'int8', 'classic', 'create', 300000, 0.02, NULL, NULL, -77, 3000,
+	bloomfilter_add_all(bloomfilter_create(300000, 0.02, 'classic', -77),
+		(SELECT array_agg(i8 ORDER BY i) FROM vals WHERE role = 'member'));
 -- a tiny classic filter: 1 bit, all padding after it
 INSERT INTO cases SELECT 'int8/classic/1bit', 'int8', 'classic', 'bits', NULL, NULL, 1, 1, 5, 3000,
 	bloomfilter_add_all(bloomfilter_create_bits(1, 1, 'classic', 5),
@@ -368,6 +377,11 @@ SQL
 	probe2 vals_h h hstore typehash "hstore_hash_extended(v.h, 0)::text"
 	equal vals_h hstore order typehash "v.h_again" "hstore_hash_extended(v.h_again, 0)::text" "v.h_again = v.h"
 	printf '%s\n' '\endif'
+
+	# the text forms of every variant, sparse (few items for their size) and base64 (full)
+	cat <<'SQL'
+\copy (SELECT v || '/' || fill, f::text, encode(f::bytea, 'hex') FROM unnest(ARRAY['blocked', 'classic', 'counting', 'scalable', 'cuckoo']) v, LATERAL (VALUES ('empty', bloomfilter_create(20000, 0.01, v)), ('few', bloomfilter_add_all(bloomfilter_create(20000, 0.01, v, 3), ARRAY(SELECT md5(i::text) FROM generate_series(1, 50) i))), ('full', bloomfilter_add_all(bloomfilter_create(500, 0.01, v, -3), ARRAY(SELECT i FROM generate_series(1, 500) i))), ('grown', bloomfilter_add_all(bloomfilter_create(50, 0.01, v), ARRAY(SELECT i FROM generate_series(1, 3000) i)))) c(fill, f)) TO 'WORK/texts.csv' WITH (FORMAT csv)
+SQL
 
 	# valid bases for the crafted-header checks
 	cat <<'SQL'

@@ -3,8 +3,9 @@
  *		Writes the seed corpus of the fuzz targets: valid filters of every
  *		variant, built with the core itself.
  *
- * Usage: make_corpus DIR	(writes DIR/fuzz_open/, DIR/fuzz_ops/ and
- * DIR/fuzz_plan/, which must exist; scripts/fuzz.sh empties them first).
+ * Usage: make_corpus DIR	(writes DIR/fuzz_open/, DIR/fuzz_ops/,
+ * DIR/fuzz_plan/ and DIR/fuzz_sparse/, which must exist; scripts/fuzz.sh
+ * empties them first).
  * Run by "make fuzz-corpus"; its output is checked in under
  * test/fuzz/corpus/.  Everything is deterministic (fixed seeds and keys), so
  * a run over an unchanged core writes the same bytes.
@@ -201,6 +202,37 @@ write_file(const char *target, const char *name, const void *bytes, size_t len)
 }
 
 /* ----------------------------------------------------------------------
+ * fuzz_sparse: each filter as the text output sees it (a first byte 1),
+ * and its sparse form as the text input decodes it (a first byte 0)
+ * ---------------------------------------------------------------------- */
+
+static void
+emit_sparse(const char *name, const flt *x)
+{
+	char		file[256];
+	unsigned char *b = malloc(x->len + 1);
+	bf_sparse	plan;
+
+	if (b == NULL)
+		die("malloc", BF_E_NO_MEMORY);
+	b[0] = 1;
+	memcpy(b + 1, x->b, x->len);
+	snprintf(file, sizeof(file), "%s-filter", name);
+	write_file("fuzz_sparse", file, b, x->len + 1);
+	free(b);
+	if (!bf_sparse_plan(x->b, x->len, UINT64_MAX, &plan, NULL, NULL))
+		die("bf_sparse_plan", BF_E_ARGUMENT);
+	b = malloc(plan.room + 1);
+	if (b == NULL)
+		die("malloc", BF_E_NO_MEMORY);
+	b[0] = 0;
+	snprintf(file, sizeof(file), "%s-sparse", name);
+	write_file("fuzz_sparse", file, b,
+			   1 + bf_sparse_encode(x->b, x->len, &plan, b + 1, NULL, NULL));
+	free(b);
+}
+
+/* ----------------------------------------------------------------------
  * fuzz_open: the filters themselves
  * ---------------------------------------------------------------------- */
 
@@ -214,6 +246,7 @@ emit(const char *name, flt *x)
 		exit(1);
 	}
 	write_file("fuzz_open", name, x->b, x->len);
+	emit_sparse(name, x);
 }
 
 /* Emits and frees */

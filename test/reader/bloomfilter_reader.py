@@ -14,7 +14,9 @@ xxHash 0.8's XXH3_128bits_withSeed.
     import bloomfilter_reader as r
     f = r.Filter.from_bytes(data)         # the bytes of f::bytea
     f = r.Filter.from_hex(hex_string)     # encode(f::bytea, 'hex')
-    f = r.Filter.from_text(base64_text)   # f::text
+    f = r.Filter.from_text(text_form)     # f::text: base64, or '~' and the
+                                          # base64 of the sparse form
+    data = r.decode_text(text_form)       # its bytes, of any variant
     f.hash_scheme                         # 1 or 2
     f.contains(r.canonical_text("hello")) # an element by its canonical bytes
     f.contains_int(42)                    # an integer, by the filter's scheme
@@ -81,6 +83,74 @@ class FormatError(ValueError):
     def __init__(self, rule, message):
         super().__init__(message)
         self.rule = rule
+
+
+# ---- the text form (STORAGE.md, "The text form") ---------------------------
+
+SPARSE_MARK = "~"
+MAX_TOTAL = 1073741819          # rule 9a: the largest value
+MAX_RICE = 32
+
+
+def decode_text(text):
+    """The bytes of a text form, of any variant: base64 of the bytes, or '~'
+    and the base64 of the sparse form.  Only what decoding needs of the
+    header is checked here (its length, and a total within 1 GB before
+    anything is made that large); Filter() applies the rules of section 3."""
+    text = text.strip(" \t\n\r\f")
+    sparse = text.startswith(SPARSE_MARK)
+    try:
+        data = base64.b64decode(text[1:] if sparse else text, validate=True)
+    except binascii.Error as e:
+        raise FormatError(0, "not base64: %s" % e)
+    return decode_sparse(data) if sparse else data
+
+
+def decode_sparse(data):
+    """The filter bytes of a sparse form: the 64-byte header as it is; r
+    (u8); n (u64); then n Rice codes, each q zero bits, a one bit and r bits
+    (lowest first) of the gap g = q * 2^r + remainder since the bit after
+    the previous set bit (since bit 0 for the first), bits taken from bit 0
+    of each byte up; nothing after the last code but zero bits to the end
+    of its byte."""
+    if len(data) < HEADER_SIZE:
+        raise FormatError(1, "the sparse form is shorter than the header")
+    payload_bytes = struct.unpack_from("<Q", data, 56)[0]
+    if HEADER_SIZE + payload_bytes > MAX_TOTAL:
+        raise FormatError("9a", "the header declares %d payload bytes" % payload_bytes)
+    if len(data) < HEADER_SIZE + 9:
+        raise FormatError("sparse", "the sparse form ends before r and n")
+    r = data[HEADER_SIZE]
+    n = struct.unpack_from("<Q", data, HEADER_SIZE + 1)[0]
+    codes = data[HEADER_SIZE + 9:]
+    m = payload_bytes * 8
+    if r > MAX_RICE:
+        raise FormatError("sparse", "Rice parameter %d" % r)
+    if n > m or n * (r + 1) > len(codes) * 8:
+        raise FormatError("sparse", "%d set bits do not fit" % n)
+    stream = int.from_bytes(codes, "little")
+    nbits = len(codes) * 8
+    payload = bytearray(payload_bytes)
+    pos = 0
+    nxt = 0
+    for _ in range(n):
+        rest = stream >> pos
+        if rest == 0:
+            raise FormatError("sparse", "the codes end before the last gap")
+        q = (rest & -rest).bit_length() - 1     # zero bits before the one
+        pos += q + 1
+        if pos + r > nbits:
+            raise FormatError("sparse", "a remainder is cut short")
+        g = (q << r) | (stream >> pos) & ((1 << r) - 1)
+        pos += r
+        p = nxt + g
+        if p >= m:
+            raise FormatError("sparse", "a gap passes the end of the payload")
+        payload[p >> 3] |= 1 << (p & 7)
+        nxt = p + 1
+    if nbits - pos >= 8 or stream >> pos:
+        raise FormatError("sparse", "bits or bytes after the last code")
+    return bytes(data[:HEADER_SIZE]) + bytes(payload)
 
 
 # ---- canonical bytes (STORAGE.md, "Canonical bytes of elements") ----------
@@ -515,12 +585,9 @@ class Filter:
 
     @classmethod
     def from_text(cls, text):
-        """The type's text form: standard base64 with padding."""
-        try:
-            data = base64.b64decode(text.strip(), validate=True)
-        except binascii.Error as e:
-            raise FormatError(0, "not base64: %s" % e)
-        return cls(data)
+        """The type's text form: standard base64 with padding, or the sparse
+        form behind a '~' (STORAGE.md section 15)."""
+        return cls(decode_text(text))
 
     @property
     def variant_name(self):

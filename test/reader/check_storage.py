@@ -503,6 +503,8 @@ def check_headers(workdir, rep):
         except reader.FormatError:
             same = False
         c(same, "%s: the text form does not decode to the bytea bytes" % name)
+        c(textform.startswith("~") == name.endswith("/sparse"),
+          "%s: a text form %s..., sparse only for the /sparse cases" % (name, textform[:8]))
         if info:
             info = json.loads(info)
             rep.info_checked += 1
@@ -772,7 +774,36 @@ def check_examples(storage_md, workdir, rep):
         rep.check(base64.b64decode(form) in built,
                   "STORAGE.md's text form %s... is no worked example's base64" % form[:24])
     rep.check(len(forms) >= 2, "STORAGE.md gives %d text forms, expected 2 or more" % len(forms))
-    return len(examples), nread, len(forms)
+    sparse = re.findall(r"`(~QkxNRg[A-Za-z0-9+/]*={0,2})`", text)
+    for form in sparse:
+        try:
+            data = reader.decode_text(form)
+        except reader.FormatError as e:
+            data = None
+            rep.fail("STORAGE.md's sparse text form %s... does not decode: %s" % (form[:24], e))
+        rep.check(data is None or data in built,
+                  "STORAGE.md's sparse text form %s... is no worked example's" % form[:24])
+    rep.check(len(sparse) >= 1, "STORAGE.md gives no sparse text form")
+    return len(examples), nread, len(forms) + len(sparse)
+
+
+def check_texts(workdir, rep):
+    """The text forms of filters of every variant, sparse and base64, decode
+    to their bytes by STORAGE.md section 15 (the reader decodes the text of
+    any variant, though it reads only two)."""
+    n = nsparse = 0
+    for name, textform, hexdata in read_csv(os.path.join(workdir, "texts.csv")):
+        n += 1
+        nsparse += textform.startswith("~")
+        try:
+            same = reader.decode_text(textform) == bytes.fromhex(hexdata)
+        except reader.FormatError as e:
+            rep.fail("%s: the text form does not decode: %s" % (name, e))
+            continue
+        rep.check(same, "%s: the text form decodes to other bytes than f::bytea" % name)
+    rep.check(nsparse >= 5 and n - nsparse >= 5,
+              "%d text forms, %d of them sparse: expected some of each" % (n, nsparse))
+    return n, nsparse
 
 
 def check_validation(workdir, rep):
@@ -807,6 +838,7 @@ def cmd_check(storage_md, workdir):
     nvec, nvecf, ncomp = check_vectors(storage_md, workdir, rep)
     nex, nread, nforms = check_examples(storage_md, workdir, rep)
     nmut, nrej = check_validation(workdir, rep)
+    ntext, nsparse = check_texts(workdir, rep)
     print("  headers:    %d filters parsed, fields checked against SQL (bloomfilter_info: %d)"
           % (len(filters), rep.info_checked))
     print("  membership: %d cases, %d members (all must be found; %d of them values equal to "
@@ -820,6 +852,8 @@ def cmd_check(storage_md, workdir):
           "builds read bit for bit); %d text forms" % (nex, nread, nforms))
     print("  validation: %d crafted values, %d rejected by both with the same rule"
           % (nmut, nrej))
+    print("  text forms: %d filters of every variant, %d of them sparse, decoded to their bytes"
+          % (ntext, nsparse))
     for f in rep.failures:
         print("  MISMATCH " + f)
     return 1 if rep.failures else 0
