@@ -682,6 +682,7 @@ SQL
 		sum_on=$(awk -v a="$sum_on" -v b="$on" 'BEGIN { print a + b }')
 		sum_always=$(awk -v a="$sum_always" -v b="$always" 'BEGIN { print a + b }')
 		if [ "$f_always" -gt "$f_on" ]; then
+			[ -n "${TPCH_LEAD_SETTING[$n]:-}" ] || TPCH_LEAD_SETTING[$n]="$short|$base"
 			TPCH_LEADS+=("$(printf '%-5s %-14s filters on %s, always %s; on/off %s, always/off %s%s' "Q$n" "$short" \
 				"$f_on" "$f_always" "$r_on" "$r_always" \
 				"$(awk -v a="$r_always" -v o="$r_on" 'BEGIN { if (a < o - 0.05) print "  (always gains)" }')")")
@@ -710,6 +711,28 @@ SQL
 	summary+=("$(printf '%-40s %10s %10s %7s   %-2s %-8s  %s' "tpch $short: sum of 22, on/off" "$sum_on" "$sum_off" "$r_sum" "<=" "$target" "$v")")
 	summary+=("$(printf '%-40s %10s %10s %7s   %-11s  %s' "tpch $short: sum of 22, always/off" "$sum_always" "$sum_off" "$r_sum_always" "" "(the ceiling, printed only)")")
 	summary+=("$(printf '%-40s %s' "tpch $short: queries on/off > 1.03" "${#slow[@]}${slow[*]:+ (${slow[*]}; $noise with the plan of off)}; target none: $v_slow")")
+}
+
+# What the filters that always places remove, query by query (EXPLAIN ANALYZE at always in
+# the first setting where the query placed more filters at always than at on)
+tpch_lead_sites() {
+	local n out
+	echo
+	echo "  What always's filters removed (EXPLAIN ANALYZE at always, in the first setting above):"
+	for n in "${!TPCH_LEAD_SETTING[@]}"; do
+		echo "  Q$n, ${TPCH_LEAD_SETTING[$n]%%|*}:"
+		if ! out=$(psql_at -v n="$n" -v s="${TPCH_LEAD_SETTING[$n]#*|},bloomfilter.join_filter=always" 2>"$errf" <<'SQL'
+SELECT format('    %-40s %-34s removed %s of %s rows (%s %%)%s', site, filters, removed, passed + removed,
+              CASE WHEN passed + removed > 0 THEN round((100 * removed / (passed + removed))::numeric, 1) ELSE 0 END,
+              CASE WHEN paused THEN ', paused' ELSE '' END)
+FROM bench.join_filter_sites((SELECT q FROM bench.tpch_queries WHERE n = :n), :'s');
+SQL
+		); then
+			report_error "TPC-H Q$n: filter sites" "$(cat "$errf")"
+			continue
+		fi
+		echo "$out"
+	done
 }
 
 # The false-positive rate of the join filter at the scan of lineitem in a Q3-shaped join,
@@ -832,6 +855,7 @@ tpch_benchmarks() {
 	local t0 t_part
 	TPCH_MISMATCH=()
 	TPCH_LEADS=()
+	TPCH_LEAD_SETTING=()
 	t_part=$(now)
 
 	heading "Set-up: TPC-H-shaped tables at scale factor $TPCH_SCALE (BENCH_TPCH_SCALE)"
@@ -871,6 +895,7 @@ tpch_benchmarks() {
 	else
 		printf '  %s\n' "${TPCH_LEADS[@]}"
 		echo "  (\"always gains\": always / off more than 0.05 below on / off)"
+		tpch_lead_sites
 	fi
 
 	tpch_false_positives

@@ -476,3 +476,37 @@ BEGIN
 		'strict $.** ? (@."Node Type" == "Hash" && @."Parallel Aware" == true)');
 END
 $$;
+
+-- EXPLAIN ANALYZE of q under settings: each node that tests join filters (a join scan, or a
+-- probe node above another node), with the table it reads (the probe node's child's, and
+-- that node's kind), its filters, and the rows it passed and removed (over all its processes
+-- and loops)
+CREATE FUNCTION bench.join_filter_sites(q text, settings text,
+	OUT site text, OUT filters text, OUT passed float8, OUT removed float8, OUT paused boolean)
+RETURNS SETOF record
+LANGUAGE plpgsql AS $$
+DECLARE
+	s record;
+	plan jsonb;
+	node jsonb;
+BEGIN
+	SELECT * INTO s FROM bench.apply_settings(settings);
+	EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF, FORMAT JSON) ' || q INTO plan;
+	PERFORM bench.restore_settings(s.names, s.saved);
+	FOR node IN SELECT jsonb_path_query(plan, 'strict $.** ? (exists (@."Bloom Join Filters"))') LOOP
+		IF node ? 'Relation Name' THEN
+			site := node->>'Relation Name' || CASE WHEN node->>'Alias' <> node->>'Relation Name'
+				THEN ' ' || (node->>'Alias') ELSE '' END;
+		ELSE
+			site := coalesce(node->'Plans'->0->>'Relation Name' || CASE WHEN node->'Plans'->0->>'Alias' <> node->'Plans'->0->>'Relation Name'
+				THEN ' ' || (node->'Plans'->0->>'Alias') ELSE '' END || ', ', '')
+				|| 'probe node above ' || (node->'Plans'->0->>'Node Type');
+		END IF;
+		filters := node->>'Bloom Join Filters';
+		passed := (node->>'Actual Rows')::float8 * (node->>'Actual Loops')::float8;
+		removed := (node->>'Rows Removed by Bloom Join Filter')::float8 * (node->>'Actual Loops')::float8;
+		paused := node ? 'Bloom Join Filter Paused';
+		RETURN NEXT;
+	END LOOP;
+END
+$$;
