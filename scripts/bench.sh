@@ -23,8 +23,12 @@
 #   BENCH_JOIN_SCALE      size of the tables of the join-filter comparisons against the issue's
 #                         (default 1: 3 million probe rows, a 4-million-row fact table...); e.g.
 #                         0.1 for a quick run
+#   BENCH_TPCH_SCALE      TPC-H scale factor of the TPC-H-shaped part (default 0.1: 600,000
+#                         lineitem rows; the part takes 3 to 6 minutes on 2 cores)
+#   BENCH_TPCH_REPEAT     rounds per TPC-H query and setting (default BENCH_REPEAT if set, else 5)
 #   BENCH_ONLY            one SQL part alone, without the core micro-benchmarks: "urls"
-#                         (everything on the URL table) or "join" (the automatic join filters)
+#                         (everything on the URL table), "join" (the automatic join filters)
+#                         or "tpch" (the join filters on TPC-H-shaped tables and queries)
 #   BENCH_CORE_SIZES      item counts of the core benchmarks (default "1000000 100000000")
 #   BENCH_CORE_LOOKUPS    lookups per core figure (default 10000000)
 #   BENCH_CORE_BUDGET     seconds one variant may take at the larger size (default 120)
@@ -36,7 +40,9 @@ bf_run_in_root_if_needed "$@"
 cd "$BF_ROOT"
 
 export BENCH_ROWS=${BENCH_ROWS:-10000000}
+export BENCH_TPCH_REPEAT=${BENCH_TPCH_REPEAT:-${BENCH_REPEAT:-5}}
 export BENCH_REPEAT=${BENCH_REPEAT:-7}
+export BENCH_TPCH_SCALE=${BENCH_TPCH_SCALE:-0.1}
 export BENCH_JOIN_SCALE=${BENCH_JOIN_SCALE:-1}
 export BENCH_ONLY=${BENCH_ONLY:-}
 CC=${CC:-cc}
@@ -56,7 +62,7 @@ bf_install
 # The peer for the build comparison.  Not a build or test dependency, so it is installed
 # here, and its absence only skips that one comparison.
 hll_control="$("$PG_CONFIG" --sharedir)/extension/hll.control"
-if [ ! -e "$hll_control" ] && [ "$BENCH_ONLY" != join ]; then
+if [ ! -e "$hll_control" ] && { [ -z "$BENCH_ONLY" ] || [ "$BENCH_ONLY" = urls ]; }; then
 	pkg=postgresql-$PG_MAJOR-hll
 	if bf_is_root && command -v apt-get >/dev/null; then
 		bf_say "installing $pkg (the peer of the build comparison)"
@@ -83,7 +89,7 @@ export BENCH_REPORT=$BF_ROOT/build/bench-report.txt
 	echo "date:     $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 	echo "commit:   $(git -C "$BF_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$BF_ROOT" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo ' (with uncommitted changes)')"
 	echo "machine:  $(nproc) cores, $(awk '/^MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
-	echo "settings: BENCH_ROWS=$BENCH_ROWS BENCH_REPEAT=$BENCH_REPEAT BENCH_JOIN_SCALE=$BENCH_JOIN_SCALE${BENCH_ONLY:+ BENCH_ONLY=$BENCH_ONLY} shared_buffers=$shared_buffers"
+	echo "settings: BENCH_ROWS=$BENCH_ROWS BENCH_REPEAT=$BENCH_REPEAT BENCH_JOIN_SCALE=$BENCH_JOIN_SCALE BENCH_TPCH_SCALE=$BENCH_TPCH_SCALE BENCH_TPCH_REPEAT=$BENCH_TPCH_REPEAT${BENCH_ONLY:+ BENCH_ONLY=$BENCH_ONLY} shared_buffers=$shared_buffers"
 	echo "Timings share the machine with other work: read the ratios, each measured A/B side by side."
 } | tee "$BENCH_REPORT"
 

@@ -20,8 +20,12 @@
 #   BENCH_JOIN_SCALE    size of the tables of the join-filter comparisons against the issue's
 #                       (default 1: 3 million probe rows, a 4-million-row fact table, a
 #                       3-million-row dimension...); e.g. 0.1 for a quick run
-#   BENCH_ONLY          one part alone: "urls" (everything on the URL table) or "join" (the
-#                       automatic join filters); default both
+#   BENCH_TPCH_SCALE    TPC-H scale factor of the TPC-H-shaped part (default 0.1: 600,000
+#                       lineitem rows)
+#   BENCH_TPCH_REPEAT   rounds per TPC-H query and setting (default BENCH_REPEAT if set, else 5)
+#   BENCH_ONLY          one part alone: "urls" (everything on the URL table), "join" (the
+#                       automatic join filters) or "tpch" (the join filters on TPC-H-shaped
+#                       tables and queries); default all three
 #   BENCH_REPORT        file the report is appended to as well
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -31,15 +35,20 @@ ROWS=${BENCH_ROWS:-10000000}
 REPEAT=${BENCH_REPEAT:-7}
 LOOP_SECONDS=${BENCH_LOOP_SECONDS:-20}
 JOIN_SCALE=${BENCH_JOIN_SCALE:-1}
+TPCH_SCALE=${BENCH_TPCH_SCALE:-0.1}
+TPCH_REPEAT=${BENCH_TPCH_REPEAT:-${BENCH_REPEAT:-5}}
 ONLY=${BENCH_ONLY:-}
 DB=bench_bloomfilter
 [[ $ROWS =~ ^[0-9]+$ ]] && [ "$ROWS" -ge 10000 ] || bf_die "BENCH_ROWS must be a number >= 10000 (got '$ROWS')"
 [[ $REPEAT =~ ^[0-9]+$ ]] && [ "$REPEAT" -ge 1 ] || bf_die "BENCH_REPEAT must be a number >= 1 (got '$REPEAT')"
 [[ $JOIN_SCALE =~ ^([0-9]+\.?[0-9]*|\.[0-9]+)$ ]] && awk -v s="$JOIN_SCALE" 'BEGIN { exit !(s > 0) }' ||
 	bf_die "BENCH_JOIN_SCALE must be a number > 0 (got '$JOIN_SCALE')"
+[[ $TPCH_REPEAT =~ ^[0-9]+$ ]] && [ "$TPCH_REPEAT" -ge 1 ] || bf_die "BENCH_TPCH_REPEAT must be a number >= 1 (got '$TPCH_REPEAT')"
+[[ $TPCH_SCALE =~ ^([0-9]+\.?[0-9]*|\.[0-9]+)$ ]] && awk -v s="$TPCH_SCALE" 'BEGIN { exit !(s >= 0.001) }' ||
+	bf_die "BENCH_TPCH_SCALE must be a number >= 0.001 (got '$TPCH_SCALE')"
 case $ONLY in
-"" | urls | join) ;;
-*) bf_die "BENCH_ONLY must be urls or join (got '$ONLY')" ;;
+"" | urls | join | tpch) ;;
+*) bf_die "BENCH_ONLY must be urls, join or tpch (got '$ONLY')" ;;
 esac
 
 # Serial comparisons: no parallel workers, no JIT (its compile time would land on one side)
@@ -162,10 +171,11 @@ main() {
 	psql_db -c "CREATE EXTENSION bloomfilter" -c "CREATE EXTENSION pg_prewarm" -f scripts/bench_setup.sql
 	echo "  server: $(psql_at -c 'SELECT version()')"
 	echo "  shared_buffers $(psql_at -c 'SHOW shared_buffers'), work_mem $(psql_at -c 'SHOW work_mem'), jit $(psql_at -c 'SHOW jit'), max_parallel_workers_per_gather $(psql_at -c 'SHOW max_parallel_workers_per_gather') (serial comparisons)"
-	echo "  parts: ${ONLY:-urls and join} (BENCH_ONLY)"
+	echo "  parts: ${ONLY:-urls, join and tpch} (BENCH_ONLY)"
 
-	if [ "$ONLY" != join ]; then url_benchmarks; fi
-	if [ "$ONLY" != urls ]; then join_benchmarks; fi
+	if [ -z "$ONLY" ] || [ "$ONLY" = urls ]; then url_benchmarks; fi
+	if [ -z "$ONLY" ] || [ "$ONLY" = join ]; then join_benchmarks; fi
+	if [ -z "$ONLY" ] || [ "$ONLY" = tpch ]; then tpch_benchmarks; fi
 
 	heading "Summary (A and B: median ms; ratio: median of per-pair A/B)"
 	printf '%-40s %10s %10s %7s   %-11s  %s\n' "comparison" "A ms" "B ms" "ratio" "target" "verdict"
@@ -592,6 +602,312 @@ join_benchmarks() {
 	else
 		summary+=("$(printf '%-40s DIFFERENT ROWS: %s' "join filter: rows, on vs off" "${JOIN_DIFFERENT[*]}")")
 	fi
+}
+
+# median_of NUMBER...: their median (empty for none)
+median_of() {
+	[ $# -gt 0 ] || return 0
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# The TPC-H-shaped part: the eight tables of scripts/bench_tpch_schema.sql at scale factor
+# BENCH_TPCH_SCALE, in two sessions; primary keys, foreign keys and their indexes; ANALYZE
+tpch_tables() {
+	local pids=() pid rc=0
+	psql_db -f scripts/bench_tpch_schema.sql -c "SELECT bench.tpch_create_tables()" >/dev/null || return 1
+	psql_db -c "CALL bench.tpch_load_orders($TPCH_SCALE)" &
+	pids+=($!)
+	psql_db -c "CALL bench.tpch_load_parts($TPCH_SCALE)" &
+	pids+=($!)
+	for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+	[ $rc = 0 ] || return 1
+	echo "  generated (two sessions): $(secs_since "$t0") s"
+	pids=()
+	psql_db -c "SELECT bench.tpch_add_keys('orders')" >/dev/null &
+	pids+=($!)
+	psql_db -c "SELECT bench.tpch_add_keys('parts')" >/dev/null &
+	pids+=($!)
+	for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+	[ $rc = 0 ] || return 1
+	psql_db -c "SELECT bench.tpch_add_keys('foreign')" >/dev/null || return 1
+	echo "  primary keys, indexes and foreign keys: $(secs_since "$t0") s"
+	psql_db -c "VACUUM (FREEZE, ANALYZE) region, nation, supplier, customer, part, partsupp, orders, lineitem" || return 1
+	psql_db -v scale="$TPCH_SCALE" -f scripts/bench_tpch_queries.sql >/dev/null
+}
+
+# tpch_setting LABEL SHORT SETTINGS TARGET: the 22 queries under SETTINGS (work_mem and
+# parallel workers) with the join filters off, on and always; a line per query, the sums,
+# and the targets: the sum of on within TARGET x off, and no query's on/off above 1.03
+tpch_setting() {
+	local label=$1 short=$2 base=$3 target=$4 n out t0
+	local off on always r_on r_always f_on f_always on_is_off timed rows same_on same_always
+	local sum_off=0 sum_on=0 sum_always=0 slow=() noise=0 rows_note mark
+
+	heading "TPC-H, $label: bloomfilter.join_filter off, on and always ($TPCH_REPEAT rounds each)"
+	printf '  %-5s %10s %10s %7s %10s %7s  %-9s %s\n' "query" "off ms" "on ms" "on/off" \
+		"always ms" "alw/off" "filters" "rows (with on and always, against off)"
+	t0=$(now)
+	for n in $(seq 1 22); do
+		if ! out=$(psql_at -v n="$n" -v base="$base" -v reps="$TPCH_REPEAT" 2>"$errf" <<'SQL'
+SELECT round(off_ms::numeric, 1), round(on_ms::numeric, 1), round(always_ms::numeric, 1),
+       round(on_ratio::numeric, 3), round(always_ratio::numeric, 3),
+       filters_on, filters_always, on_is_off, always_run, nrows, same_on, same_always
+FROM bench.tpch_query(:n, :'base', :reps);
+SQL
+		); then
+			report_error "TPC-H Q$n, $label" "$(cat "$errf")"
+			continue
+		fi
+		IFS='|' read -r off on always r_on r_always f_on f_always on_is_off timed rows same_on same_always <<<"$out"
+		if [ "$same_on" = t ] && [ "$same_always" = t ]; then
+			rows_note="same ($rows)"
+		else
+			rows_note="MISMATCH: on $([ "$same_on" = t ] && echo same || echo DIFFERENT), always $([ "$same_always" = t ] && echo same || echo DIFFERENT) ($rows rows off)"
+			TPCH_MISMATCH+=("Q$n, $label")
+			failures=$((failures + 1))
+		fi
+		[ "$timed" = t ] || always="(= on)"
+		mark=
+		if [ "$on_is_off" = t ]; then mark=" (on's plan is off's)"; fi
+		if awk -v r="$r_on" 'BEGIN { exit !(r > 1.03) }'; then
+			slow+=("Q$n $r_on")
+			mark=" *$mark"
+			[ "$on_is_off" != t ] || noise=$((noise + 1))
+		fi
+		printf '  %-5s %10s %10s %7s %10s %7s  %-9s %s%s\n' "Q$n" "$off" "$on" "$r_on" "$always" \
+			"$r_always" "$f_on / $f_always" "$rows_note" "$mark"
+		[ "$timed" = t ] || always=$on
+		sum_off=$(awk -v a="$sum_off" -v b="$off" 'BEGIN { print a + b }')
+		sum_on=$(awk -v a="$sum_on" -v b="$on" 'BEGIN { print a + b }')
+		sum_always=$(awk -v a="$sum_always" -v b="$always" 'BEGIN { print a + b }')
+		if [ "$f_always" -gt "$f_on" ]; then
+			[ -n "${TPCH_LEAD_SETTING[$n]:-}" ] || TPCH_LEAD_SETTING[$n]="$short|$base"
+			TPCH_LEADS+=("$(printf '%-5s %-14s filters on %s, always %s; on/off %s, always/off %s%s' "Q$n" "$short" \
+				"$f_on" "$f_always" "$r_on" "$r_always" \
+				"$(awk -v a="$r_always" -v o="$r_on" 'BEGIN { if (a < o - 0.05) print "  (always gains)" }')")")
+		fi
+	done
+	local r_sum r_sum_always v v_slow
+	sum_off=$(printf '%.1f' "$sum_off")
+	sum_on=$(printf '%.1f' "$sum_on")
+	sum_always=$(printf '%.1f' "$sum_always")
+	r_sum=$(awk -v a="$sum_on" -v b="$sum_off" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }')
+	r_sum_always=$(awk -v a="$sum_always" -v b="$sum_off" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }')
+	printf '  %-5s %10s %10s %7s %10s %7s\n' "sum" "$sum_off" "$sum_on" "$r_sum" "$sum_always" "$r_sum_always"
+	echo "  (filters: join filters placed with on / with always; always \"(= on)\": the same plan as on,"
+	echo "   not run again; * marks a query whose on/off is above 1.03; where on's plan is off's,"
+	echo "   on/off measures the noise of this machine; $(secs_since "$t0") s)"
+	v=$(verdict "$r_sum" "<=" "$target")
+	echo "  sum of the 22, on / off: $r_sum; target <= $target: $v   (always / off: $r_sum_always)"
+	if [ ${#slow[@]} = 0 ]; then
+		v_slow="meets target"
+		echo "  slowest query with on: none above 1.03 x off; target: none: $v_slow"
+	else
+		v_slow="above target"
+		echo "  queries above 1.03 x off with on: ${slow[*]}; target: none: $v_slow"
+		echo "  ($noise of the ${#slow[@]} with on's plan the same as off's)"
+	fi
+	summary+=("$(printf '%-40s %10s %10s %7s   %-2s %-8s  %s' "tpch $short: sum of 22, on/off" "$sum_on" "$sum_off" "$r_sum" "<=" "$target" "$v")")
+	summary+=("$(printf '%-40s %10s %10s %7s   %-11s  %s' "tpch $short: sum of 22, always/off" "$sum_always" "$sum_off" "$r_sum_always" "" "(the ceiling, printed only)")")
+	summary+=("$(printf '%-40s %s' "tpch $short: queries on/off > 1.03" "${#slow[@]}${slow[*]:+ (${slow[*]}; $noise with the plan of off)}; target none: $v_slow")")
+}
+
+# What the filters that always places remove, query by query (EXPLAIN ANALYZE at always in
+# the first setting where the query placed more filters at always than at on)
+tpch_lead_sites() {
+	local n out
+	echo
+	echo "  What always's filters removed (EXPLAIN ANALYZE at always, in the first setting above):"
+	for n in "${!TPCH_LEAD_SETTING[@]}"; do
+		echo "  Q$n, ${TPCH_LEAD_SETTING[$n]%%|*}:"
+		if ! out=$(psql_at -v n="$n" -v s="${TPCH_LEAD_SETTING[$n]#*|},bloomfilter.join_filter=always" 2>"$errf" <<'SQL'
+SELECT format('    %-40s %-34s removed %s of %s rows (%s %%)%s', site, filters, removed, passed + removed,
+              CASE WHEN passed + removed > 0 THEN round((100 * removed / (passed + removed))::numeric, 1) ELSE 0 END,
+              CASE WHEN paused THEN ', paused' ELSE '' END)
+FROM bench.join_filter_sites((SELECT q FROM bench.tpch_queries WHERE n = :n), :'s');
+SQL
+		); then
+			report_error "TPC-H Q$n: filter sites" "$(cat "$errf")"
+			continue
+		fi
+		echo "$out"
+	done
+}
+
+# The false-positive rate of the join filter at the scan of lineitem in a Q3-shaped join,
+# built by a Parallel Hash and by a serial Hash: from EXPLAIN ANALYZE's rows of the scan
+# (passed) and rows removed by the filter, against the rows with a partner (the join's count)
+tpch_false_positives() {
+	local q settings_serial settings_parallel matches label s i out fps_serial=() fps_parallel=()
+	local tested passed scanp build brows planned kb ph paused state fp med_serial med_parallel
+	q="SELECT count(*) FROM customer, orders, lineitem
+	   WHERE c_mktsegment = 'BUILDING' AND c_custkey = o_custkey AND l_orderkey = o_orderkey
+	   AND o_orderdate < date '1995-03-15' AND l_shipdate > date '1995-03-15'"
+	q=$(printf '%s' "$q" | tr -s '\t\n' ' ')
+	settings_serial="bloomfilter.join_filter=always,enable_nestloop=off,enable_mergejoin=off,work_mem=64MB"
+	settings_parallel="$settings_serial,$PARALLEL"
+
+	heading "TPC-H: false positives of a Parallel Hash's join filter against a serial Hash's (Q3's join)"
+	echo "  $q"
+	echo "  bloomfilter.join_filter = always, enable_nestloop and enable_mergejoin off (hash joins),"
+	echo "  work_mem 64MB; parallel: 2 workers, parallel costs 0.  The filter tested at the scan of"
+	echo "  lineitem holds the order keys of orders joined with customer; its design rate is 1 %."
+	if ! matches=$(psql_at -c "SET bloomfilter.join_filter = off" -c "$q" 2>"$errf"); then
+		report_error "Q3 join: true matches" "$(cat "$errf")"
+		return 0
+	fi
+	echo "  lineitem rows with a partner (the join's count, join filters off): $matches"
+	echo "  false-positive rate = (rows passed - $matches) / (rows tested - $matches)"
+	printf '  %-9s %3s %10s %9s %8s  %-19s %8s  %-13s %s\n' "plan" "run" "tested" "passed" "fp rate" \
+		"keys added/planned" "filter" "processes" "filter state"
+	printf '  %-9s %3s %10s %9s %8s  %-19s %8s  %-13s\n' "" "" "" "" "" "" "" "scan/build"
+	for i in $(seq 1 "$TPCH_REPEAT"); do
+		for label in serial parallel; do
+			[ $label = serial ] && s=$settings_serial || s=$settings_parallel
+			if ! out=$(psql_at -v q="$q" -v s="$s" 2>"$errf" <<'SQL'
+SELECT tested, passed, scan_processes, build_processes, build_rows, planned_keys, filter_kb,
+       parallel_hash, paused, state
+FROM bench.join_filter_test(:'q', :'s', 'lineitem');
+SQL
+			); then
+				report_error "Q3 join: $label filter" "$(cat "$errf")"
+				return 0
+			fi
+			IFS='|' read -r tested passed scanp build brows planned kb ph paused state <<<"$out"
+			if [ -z "$tested" ]; then
+				printf '  %-9s %3s  no join filter at the scan of lineitem\n' "$label" "$i"
+				continue
+			fi
+			fp=$(awk -v t="$tested" -v p="$passed" -v m="$matches" 'BEGIN { printf "%.4f", (t > m) ? (p - m) / (t - m) : 0 }')
+			[ $label = serial ] && fps_serial+=("$fp") || fps_parallel+=("$fp")
+			printf '  %-9s %3s %10.0f %9.0f %8s  %-19s %8s  %-13s %s\n' "$label" "$i" "$tested" "$passed" "$fp" \
+				"$(printf '%.0f / %s' "$brows" "$planned")" "$kb kB" "$scanp / $build" \
+				"$state$([ "$ph" = t ] && echo ', Parallel Hash')$([ "$paused" = t ] && echo ', paused')"
+		done
+	done
+	med_serial=$(median_of "${fps_serial[@]}")
+	med_parallel=$(median_of "${fps_parallel[@]}")
+	echo "  median false-positive rate: serial ${med_serial:-n/a}, Parallel Hash ${med_parallel:-n/a}" \
+		"(worst: serial $(printf '%s\n' "${fps_serial[@]}" | sort -g | tail -1), parallel $(printf '%s\n' "${fps_parallel[@]}" | sort -g | tail -1))"
+	echo "  (a filter is sized for its planned keys at 1 %: more keys added than planned raise the rate)"
+	summary+=("$(printf '%-40s serial %s, Parallel Hash %s (medians of %d; design 0.01)' \
+		"tpch Q3 join filter: fp rate" "${med_serial:-n/a}" "${med_parallel:-n/a}" "$TPCH_REPEAT")")
+}
+
+# A spilling hash join written with INSERT ... SELECT, with join filters on and off, against
+# the same SELECT: the filter should be placed, and gain, in a write statement as well
+tpch_insert_select() {
+	local sel ins wm=256kB base out off on r f_on f_always batches d_on d_off
+	sel="SELECT l_orderkey, l_linenumber, l_extendedprice, l_discount, o_orderdate, o_totalprice
+	     FROM lineitem JOIN orders ON o_orderkey = l_orderkey
+	     WHERE o_orderdate >= date '1995-01-01' AND o_orderdate < date '1996-01-01'"
+	sel=$(printf '%s' "$sel" | tr -s '\t\n' ' ')
+	ins="INSERT INTO tpch_copy $sel"
+	base="work_mem=$wm,max_parallel_workers_per_gather=0"
+
+	heading "TPC-H: a spilling INSERT ... SELECT, join filters on and off, against the same SELECT"
+	psql_at -c "CREATE UNLOGGED TABLE tpch_copy AS $sel LIMIT 0" >/dev/null || return 0
+	echo "  $ins"
+	batches=$(psql_at -c "SET work_mem = '$wm'" -c "SET bloomfilter.join_filter = off" \
+		-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $sel" | sed -n 's/.*Batches: \([0-9]*\).*/\1/p' | head -1)
+	echo "  serial, work_mem $wm: the hash join's build (orders of 1995) in ${batches:-?} batches;"
+	echo "  each INSERT after an untimed TRUNCATE tpch_copy; $TPCH_REPEAT rounds each"
+	printf '  %-18s %10s %10s %7s  %s\n' "statement" "off ms" "on ms" "on/off" "filters placed: on / always"
+	for what in INSERT SELECT; do
+		local q=$sel prep=
+		if [ $what = INSERT ]; then q=$ins; prep="TRUNCATE tpch_copy"; fi
+		if ! out=$(psql_at -v name="tpch $what" -v q="$q" -v base="$base" -v prep="$prep" -v reps="$TPCH_REPEAT" 2>"$errf" <<'SQL'
+SELECT round(t.ms[1]::numeric, 1), round(t.ms[2]::numeric, 1), round(t.ratio[2]::numeric, 3),
+       (bench.plan_filters(:'q', :'base' || ',bloomfilter.join_filter=on')).filters,
+       (bench.plan_filters(:'q', :'base' || ',bloomfilter.join_filter=always')).filters
+FROM bench.time_sides(:'name', :'q', :reps,
+	ARRAY[:'base' || ',bloomfilter.join_filter=off', :'base' || ',bloomfilter.join_filter=on'],
+	nullif(:'prep', '')) AS t;
+SQL
+		); then
+			report_error "tpch $what" "$(cat "$errf")"
+			continue
+		fi
+		IFS='|' read -r off on r f_on f_always <<<"$out"
+		printf '  %-18s %10s %10s %7s  %s / %s\n' "$([ $what = INSERT ] && echo 'INSERT ... SELECT' || echo 'SELECT')" \
+			"$off" "$on" "$r" "$f_on" "$f_always"
+		summary+=("$(printf '%-40s %10s %10s %7s   filters placed: on %s, always %s' "tpch spilling $what, on/off" "$on" "$off" "$r" "$f_on" "$f_always")")
+	done
+	# the rows inserted, with on and with off
+	d_on=$(psql_at -c "SET work_mem = '$wm'" -c "SET bloomfilter.join_filter = on" -c "TRUNCATE tpch_copy" -c "$ins" \
+		-c "SELECT n || ' ' || digest FROM bench.rows_digest('TABLE tpch_copy', '')")
+	d_off=$(psql_at -c "SET work_mem = '$wm'" -c "SET bloomfilter.join_filter = off" -c "TRUNCATE tpch_copy" -c "$ins" \
+		-c "SELECT n || ' ' || digest FROM bench.rows_digest('TABLE tpch_copy', '')")
+	if [ -n "$d_on" ] && [ "$d_on" = "$d_off" ]; then
+		echo "  rows inserted: the same with on and off (${d_on%% *})"
+	else
+		echo "  MISMATCH: the rows inserted differ: on ${d_on:-?}, off ${d_off:-?}"
+		TPCH_MISMATCH+=("INSERT ... SELECT")
+		failures=$((failures + 1))
+	fi
+	psql_at -c "DROP TABLE tpch_copy" >/dev/null
+}
+
+# TPC-H-shaped tables and queries (scripts/bench_tpch_*.sql) with the join filters off, on
+# and always: serial and parallel, at work_mem 64MB and 4MB; the targets are the issue's
+tpch_benchmarks() {
+	local t0 t_part
+	TPCH_MISMATCH=()
+	TPCH_LEADS=()
+	TPCH_LEAD_SETTING=()
+	t_part=$(now)
+
+	heading "Set-up: TPC-H-shaped tables at scale factor $TPCH_SCALE (BENCH_TPCH_SCALE)"
+	t0=$(now)
+	tpch_tables || bf_die "could not make the TPC-H tables"
+	echo "  (set-up of the TPC-H tables: $(secs_since "$t0") s)"
+	step "pg_prewarm" "SELECT format('pg_prewarm: %s blocks of the TPC-H tables and their indexes read into shared buffers', sum(pg_prewarm(c.oid)))
+		 FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'i')
+		 AND c.relname ~ '^(region|nation|supplier|customer|part|partsupp|orders|lineitem)(_|$)'"
+	table "TPC-H tables" "SELECT relname AS table, bench.count_rows(oid) AS rows, pg_size_pretty(pg_table_size(oid)) AS size,
+		        pg_size_pretty(pg_indexes_size(oid)) AS indexes
+		 FROM pg_class WHERE relname IN ('region', 'nation', 'supplier', 'customer', 'part', 'partsupp', 'orders', 'lineitem')
+		   AND relnamespace = 'public'::regnamespace
+		 ORDER BY pg_table_size(oid)"
+	psql_at -c "CHECKPOINT" >/dev/null
+
+	if [ "$(psql_at -c "SELECT count(*) FROM pg_settings WHERE name = 'bloomfilter.join_filter'")" != 1 ]; then
+		echo "  skipped: the installed extension has no setting bloomfilter.join_filter"
+		summary+=("$(printf '%-40s skipped (the extension lacks it)' "tpch")")
+		return 0
+	fi
+	echo
+	echo "  Each query: EXPLAIN with on and always (the filters placed), its rows with off, on and"
+	echo "  always (compared as sorted text), then one untimed run of each side and $TPCH_REPEAT rounds of"
+	echo "  off, on (and always, where its plan differs from on's) in rotating order.  Times: in the"
+	echo "  server around EXECUTE, planning included, every row fetched; ms are medians, the ratios"
+	echo "  medians of the per-round ratios, the sums sums of the medians."
+
+	tpch_setting "serial, work_mem 64MB" "serial 64MB" "work_mem=64MB,max_parallel_workers_per_gather=0" 0.90
+	tpch_setting "parallel (2 workers), work_mem 64MB" "parallel 64MB" "work_mem=64MB,$DEFAULT_PARALLEL" 0.93
+	tpch_setting "serial, work_mem 4MB" "serial 4MB" "work_mem=4MB,max_parallel_workers_per_gather=0" 0.90
+	tpch_setting "parallel (2 workers), work_mem 4MB" "parallel 4MB" "work_mem=4MB,$DEFAULT_PARALLEL" 0.93
+
+	heading "TPC-H: where always places a filter that on does not"
+	if [ ${#TPCH_LEADS[@]} = 0 ]; then
+		echo "  nowhere"
+	else
+		printf '  %s\n' "${TPCH_LEADS[@]}"
+		echo "  (\"always gains\": always / off more than 0.05 below on / off)"
+		tpch_lead_sites
+	fi
+
+	tpch_false_positives
+	tpch_insert_select
+
+	if [ ${#TPCH_MISMATCH[@]} = 0 ]; then
+		summary+=("$(printf '%-40s same rows in every query and setting' "tpch: rows, on and always vs off")")
+	else
+		summary+=("$(printf '%-40s MISMATCH: %s' "tpch: rows, on and always vs off" "${TPCH_MISMATCH[*]}")")
+	fi
+	echo
+	echo "  (TPC-H part: $(secs_since "$t_part") s)"
 }
 
 if [ -n "${BENCH_REPORT:-}" ]; then

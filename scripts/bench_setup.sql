@@ -292,3 +292,221 @@ BEGIN
 	same := a_rows = b_rows AND a_md5 IS NOT DISTINCT FROM b_md5;
 END
 $$;
+
+-- The TPC-H part (scripts/bench_tpch_schema.sql, scripts/bench_tpch_queries.sql)
+
+-- Runs prep (untimed, if any), then q, under settings; returns the milliseconds q took.
+-- q may be any statement: a SELECT's rows are fetched and discarded.
+CREATE FUNCTION bench.time_statement(q text, settings text, prep text DEFAULT NULL)
+RETURNS float8
+LANGUAGE plpgsql AS $$
+DECLARE
+	s record;
+	t0 timestamptz;
+	ms float8;
+BEGIN
+	SELECT * INTO s FROM bench.apply_settings(settings);
+	IF prep IS NOT NULL THEN
+		EXECUTE prep;
+	END IF;
+	t0 := clock_timestamp();
+	EXECUTE q;
+	ms := 1000 * extract(epoch FROM clock_timestamp() - t0);
+	PERFORM bench.restore_settings(s.names, s.saved);
+	RETURN ms;
+END
+$$;
+
+-- q under each of settings[1..n]: one untimed warm-up of each (unless the caller has just
+-- run each), then reps rounds, each running every side once, the first side of round i
+-- being side 1 + (i - 1) % n (ABC, BCA, CAB, ...).  Medians of each side, and the median of
+-- the per-round ratios side k / side 1.
+CREATE FUNCTION bench.time_sides(name text, q text, reps int, settings text[],
+	prep text DEFAULT NULL, warm_up boolean DEFAULT true, OUT ms float8[], OUT ratio float8[])
+LANGUAGE plpgsql AS $$
+DECLARE
+	n int := array_length(settings, 1);
+	t float8[];
+	k int;
+BEGIN
+	FOR k IN 1 .. n LOOP
+		EXIT WHEN NOT warm_up;
+		PERFORM bench.time_statement(q, settings[k], prep);
+	END LOOP;
+	FOR i IN 1 .. reps LOOP
+		t := array_fill(0::float8, ARRAY[n]);
+		FOR j IN 0 .. n - 1 LOOP
+			k := 1 + (i - 1 + j) % n;
+			t[k] := bench.time_statement(q, settings[k], prep);
+		END LOOP;
+		FOR k IN 1 .. n LOOP
+			INSERT INTO bench.runs VALUES (name, i, k::text, t[k]), (name || ' ratio', i, k::text, t[k] / t[1]);
+		END LOOP;
+	END LOOP;
+	ms := ARRAY(SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY r.ms)
+	            FROM bench.runs r WHERE r.comparison = name GROUP BY side ORDER BY side::int);
+	ratio := ARRAY(SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY r.ms)
+	               FROM bench.runs r WHERE r.comparison = name || ' ratio' GROUP BY side ORDER BY side::int);
+END
+$$;
+
+-- The join filters q's plan places under settings (the lines "Bloom Join Filter: bfN (...)"
+-- of its build nodes: one per filter), and the md5 of its plan (EXPLAIN, COSTS OFF)
+CREATE FUNCTION bench.plan_filters(q text, settings text, OUT filters int, OUT plan_md5 text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	lines text[];
+BEGIN
+	lines := ARRAY(SELECT bench.explain(q, 'COSTS OFF', settings));
+	filters := (SELECT count(*) FROM unnest(lines) AS l WHERE l ~ '^\s*Bloom Join Filter: ');
+	plan_md5 := md5(array_to_string(lines, E'\n'));
+END
+$$;
+
+-- q's rows under settings: how many, and the md5 of their text forms in text order
+CREATE FUNCTION bench.rows_digest(q text, settings text, OUT n bigint, OUT digest text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	s record;
+BEGIN
+	SELECT * INTO s FROM bench.apply_settings(settings);
+	EXECUTE format('SELECT count(*), md5(coalesce(string_agg(r::text, E''\n'' ORDER BY r::text), '''')) FROM (%s) AS r', q)
+		INTO n, digest;
+	PERFORM bench.restore_settings(s.names, s.saved);
+END
+$$;
+
+-- TPC-H query number qn under base settings (work_mem, parallel workers) with the join
+-- filters off, on and always: medians, ratios to off, filters placed, whether on's plan is
+-- off's, and whether the rows are the same as off's.  always is run only when its plan
+-- differs from on's (otherwise on's rows and figures stand for it: always_run false).  The
+-- runs that give the rows are the timings' warm-up.
+CREATE FUNCTION bench.tpch_query(qn int, base text, reps int,
+	OUT off_ms float8, OUT on_ms float8, OUT always_ms float8,
+	OUT on_ratio float8, OUT always_ratio float8,
+	OUT filters_on int, OUT filters_always int, OUT on_is_off boolean, OUT always_run boolean,
+	OUT nrows bigint, OUT same_on boolean, OUT same_always boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+	q text := (SELECT t.q FROM bench.tpch_queries t WHERE t.n = qn);
+	s_off text := base || ',bloomfilter.join_filter=off';
+	s_on text := base || ',bloomfilter.join_filter=on';
+	s_always text := base || ',bloomfilter.join_filter=always';
+	p_off record;
+	p_on record;
+	p_always record;
+	d_off record;
+	d record;
+	t record;
+	name text := format('tpch Q%s [%s]', qn, base);
+BEGIN
+	SELECT * INTO p_off FROM bench.plan_filters(q, s_off);
+	SELECT * INTO p_on FROM bench.plan_filters(q, s_on);
+	SELECT * INTO p_always FROM bench.plan_filters(q, s_always);
+	filters_on := p_on.filters;
+	filters_always := p_always.filters;
+	on_is_off := p_on.plan_md5 = p_off.plan_md5;
+	always_run := p_on.plan_md5 <> p_always.plan_md5;
+
+	SELECT * INTO d_off FROM bench.rows_digest(q, s_off);
+	nrows := d_off.n;
+	SELECT * INTO d FROM bench.rows_digest(q, s_on);
+	same_on := d.n = d_off.n AND d.digest = d_off.digest;
+	same_always := same_on;
+	IF always_run THEN
+		SELECT * INTO d FROM bench.rows_digest(q, s_always);
+		same_always := d.n = d_off.n AND d.digest = d_off.digest;
+	END IF;
+
+	IF always_run THEN
+		SELECT * INTO t FROM bench.time_sides(name, q, reps, ARRAY[s_off, s_on, s_always], NULL, false);
+		always_ms := t.ms[3];
+		always_ratio := t.ratio[3];
+	ELSE
+		SELECT * INTO t FROM bench.time_sides(name, q, reps, ARRAY[s_off, s_on], NULL, false);
+		always_ms := t.ms[2];
+		always_ratio := t.ratio[2];
+	END IF;
+	off_ms := t.ms[1];
+	on_ms := t.ms[2];
+	on_ratio := t.ratio[2];
+END
+$$;
+
+-- EXPLAIN ANALYZE of q under settings, and the figures of the join filter tested at the scan
+-- of table rel (the first filter listed there): the rows it tested and passed (summed over
+-- the processes that ran the scan), the processes that ran the scan and its build node, the
+-- keys the build added (its rows) and the keys and kB the filter was planned for, the
+-- parallel workers launched, whether q has a Parallel Hash, whether the filter was paused at
+-- the scan, and its Filter State.  NULLs when no filter is tested at a scan of rel.
+CREATE FUNCTION bench.join_filter_test(q text, settings text, rel text,
+	OUT tested float8, OUT passed float8, OUT scan_processes int, OUT build_processes int,
+	OUT build_rows float8, OUT planned_keys bigint, OUT filter_kb bigint, OUT workers int,
+	OUT parallel_hash boolean, OUT paused boolean, OUT state text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	s record;
+	plan jsonb;
+	scan jsonb;
+	build jsonb;
+BEGIN
+	SELECT * INTO s FROM bench.apply_settings(settings);
+	EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, TIMING OFF, COSTS OFF, FORMAT JSON) ' || q INTO plan;
+	PERFORM bench.restore_settings(s.names, s.saved);
+	scan := jsonb_path_query_first(plan,
+		'strict $.** ? (@."Relation Name" == $r && exists (@."Bloom Join Filters"))',
+		jsonb_build_object('r', rel));
+	IF scan IS NULL THEN
+		RETURN;
+	END IF;
+	build := jsonb_path_query_first(plan, 'strict $.** ? (@."Bloom Join Filter" starts with $f)',
+		jsonb_build_object('f', split_part(scan->>'Bloom Join Filters', ' ', 1) || ' '));
+	passed := (scan->>'Actual Rows')::float8 * (scan->>'Actual Loops')::float8;
+	tested := passed + (scan->>'Rows Removed by Bloom Join Filter')::float8 * (scan->>'Actual Loops')::float8;
+	scan_processes := (scan->>'Actual Loops')::int;
+	build_processes := (build->>'Actual Loops')::int;
+	build_rows := (build->>'Actual Rows')::float8 * build_processes;
+	planned_keys := (build->>'Planned Keys')::bigint;
+	filter_kb := (build->>'Filter Size')::bigint;
+	state := build->>'Filter State';
+	paused := scan ? 'Bloom Join Filter Paused';
+	workers := (SELECT coalesce(sum(w::text::int), 0) FROM jsonb_path_query(plan,
+		'strict $.** ? (exists (@."Workers Launched"))."Workers Launched"') AS w);
+	parallel_hash := jsonb_path_exists(plan,
+		'strict $.** ? (@."Node Type" == "Hash" && @."Parallel Aware" == true)');
+END
+$$;
+
+-- EXPLAIN ANALYZE of q under settings: each node that tests join filters (a join scan, or a
+-- probe node above another node), with the table it reads (the probe node's child's, and
+-- that node's kind), its filters, and the rows it passed and removed (over all its processes
+-- and loops)
+CREATE FUNCTION bench.join_filter_sites(q text, settings text,
+	OUT site text, OUT filters text, OUT passed float8, OUT removed float8, OUT paused boolean)
+RETURNS SETOF record
+LANGUAGE plpgsql AS $$
+DECLARE
+	s record;
+	plan jsonb;
+	node jsonb;
+BEGIN
+	SELECT * INTO s FROM bench.apply_settings(settings);
+	EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF, FORMAT JSON) ' || q INTO plan;
+	PERFORM bench.restore_settings(s.names, s.saved);
+	FOR node IN SELECT jsonb_path_query(plan, 'strict $.** ? (exists (@."Bloom Join Filters"))') LOOP
+		IF node ? 'Relation Name' THEN
+			site := node->>'Relation Name' || CASE WHEN node->>'Alias' <> node->>'Relation Name'
+				THEN ' ' || (node->>'Alias') ELSE '' END;
+		ELSE
+			site := coalesce(node->'Plans'->0->>'Relation Name' || CASE WHEN node->'Plans'->0->>'Alias' <> node->'Plans'->0->>'Relation Name'
+				THEN ' ' || (node->'Plans'->0->>'Alias') ELSE '' END || ', ', '')
+				|| 'probe node above ' || (node->'Plans'->0->>'Node Type');
+		END IF;
+		filters := node->>'Bloom Join Filters';
+		passed := (node->>'Actual Rows')::float8 * (node->>'Actual Loops')::float8;
+		removed := (node->>'Rows Removed by Bloom Join Filter')::float8 * (node->>'Actual Loops')::float8;
+		paused := node ? 'Bloom Join Filter Paused';
+		RETURN NEXT;
+	END LOOP;
+END
+$$;
