@@ -29,6 +29,14 @@ tally() { # pass|fail count name
 	if [ -n "${BF_TALLY:-}" ]; then echo "$*" >>"$BF_TALLY"; fi
 }
 
+# why a test failed, for the summary at the end of make test (CI shows the end of its output):
+# the first lines of its log that say FAIL, not ok, ERROR, PANIC or that it timed out
+why() { # name log
+	[ -n "${BF_TALLY:-}" ] || return 0
+	grep -E -m 12 '^(FAIL|not ok)|ERROR:|PANIC|TRAP|timed out|server closed the connection' "$2" |
+		cut -c1-300 | sed "s|^|    $1: |" >>"$BF_TALLY.why" || true
+}
+
 status=0
 shopt -s nullglob
 
@@ -59,6 +67,7 @@ else
 	if [ "$nfail" -ne 0 ]; then
 		tally fail "$nfail" server/pg_regress
 		status=1
+		why server/pg_regress "$log"
 		if [ -s regression.diffs ]; then
 			echo "======== regression.diffs ========"
 			cat regression.diffs
@@ -103,10 +112,17 @@ for script in "${scripts[@]}"; do
 	[ -z "$own" ] || [ "$own" -le "$limit" ] || limit=$own
 	rc=0
 	started=$SECONDS
-	PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -d postgres \
-		-c "DROP DATABASE IF EXISTS \"$db\"" -c "CREATE DATABASE \"$db\"" &&
-		PGDATABASE=$db BF_TMPDIR=$BF_TMPDIR timeout --kill-after=10 "$limit" \
-			bash "$script" </dev/null || rc=$?
+	out=build/cluster-tests/$name.log
+	mkdir -p build/cluster-tests
+	{
+		rc=0
+		PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -d postgres \
+			-c "DROP DATABASE IF EXISTS \"$db\"" -c "CREATE DATABASE \"$db\"" &&
+			PGDATABASE=$db BF_TMPDIR=$BF_TMPDIR timeout --kill-after=10 "$limit" \
+				bash "$script" </dev/null || rc=$?
+		echo "$rc" >"$out.rc"
+	} 2>&1 | tee "$out"
+	rc=$(cat "$out.rc")
 	rm -rf "$BF_TMPDIR"
 	took="($((SECONDS - started)) s)"
 	if [ $rc -eq 0 ]; then
@@ -123,6 +139,9 @@ for script in "${scripts[@]}"; do
 		echo "FAIL $script (exit status $rc) $took"
 		tally fail 1 "server/script/$name"
 		status=1
+	fi
+	if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
+		why "server/script/$name" "$out"
 	fi
 done
 

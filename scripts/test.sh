@@ -27,6 +27,7 @@ if [ "${1:-}" = all ]; then
 	summary=()
 	status=0
 	t_all=$SECONDS
+	rm -f "$BF_ROOT"/build/test-all.*.log
 	part() { # description, command...
 		local what=$1 t=$SECONDS rc=0 out
 		shift
@@ -112,6 +113,12 @@ if [ "${1:-}" = all ]; then
 	echo
 	echo "test-all summary ($((SECONDS - t_all)) s):"
 	printf '    %s\n' "${summary[@]}"
+	# what failed and why, repeated here at the end (CI shows the end of the output)
+	for log in "$BF_ROOT"/build/test-all.*.log; do
+		grep -q '^failed:$' "$log" 2>/dev/null || continue
+		echo "${log##*/test-all.}:"
+		sed -n '/^failed:$/,/^[0-9]* passed, [0-9]* failed$/p' "$log" | head -n 40
+	done
 	exit $status
 fi
 
@@ -127,6 +134,7 @@ mkdir -p build
 # one line per result: "pass|fail <count> <name>"
 export BF_TALLY=$BF_ROOT/build/test-tally
 : >"$BF_TALLY"
+: >"$BF_TALLY.why"
 
 # a stage that fails without recording a failed test (it could not even start) still counts
 count_stage_failure() {
@@ -165,6 +173,10 @@ fi
 if [ "$failed" -gt 0 ]; then
 	echo "failed:"
 	awk '$1 == "fail" { print "    " $3 ($2 > 1 ? " (" $2 ")" : "") }' "$BF_TALLY"
+	if [ -s "$BF_TALLY.why" ]; then
+		echo "why (the first lines of their output that say so):"
+		cat "$BF_TALLY.why"
+	fi
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
