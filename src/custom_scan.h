@@ -53,7 +53,16 @@ typedef struct JoinProbe JoinProbe;
 extern JoinProbe *join_probe_begin(List *tests, EState *estate);
 extern void join_probe_heap_rows(JoinProbe *jp, TupleDesc desc);
 extern bool join_probe_hashes_ahead(const JoinProbe *jp);
-extern bool join_probe_hash(JoinProbe *jp, TupleTableSlot *slot, bf_hash *h);
+/* join_probe_hash's answers */
+typedef enum JoinProbeHash
+{
+	JP_HASHED,					/* *h is the row's hash */
+	JP_NULL,					/* a key is NULL: the row has no partner */
+	JP_LATER					/* not taken: the filter is resting (the guard) */
+} JoinProbeHash;
+
+extern JoinProbeHash join_probe_hash(JoinProbe *jp, TupleTableSlot *slot,
+									 bf_hash *h);
 extern bool join_probe_passes(JoinProbe *jp, TupleTableSlot *slot,
 							  const bf_hash *first, bool first_null);
 extern void join_probe_explain(JoinProbe *jp, CustomScanState *node,

@@ -39,6 +39,7 @@ typedef struct JoinScanState
 	ReadAheadState ra;			/* the ring; first */
 	JoinProbe  *join;			/* the join filters */
 	bool		hash_ahead;		/* the first filter's hash taken ahead */
+	bool		hashed[READ_AHEAD_RING];	/* ... for the row at this place */
 } JoinScanState;
 
 /* The method tables and the ring's ops, below */
@@ -160,7 +161,8 @@ begin_join_scan(CustomScanState *node, EState *estate, int eflags)
 /*
  * The ring's hash: the first filter's keys of the row in 'slot' into ring
  * place 'at', the filter's block prefetched once it is complete; nothing
- * where hashing them calls a SQL function (then at the row's turn)
+ * where hashing them calls a SQL function, or while the guard rests the
+ * filter (then at the row's turn, if it is tested)
  */
 static inline void
 hash_join_keys(ReadAheadState *ra, TupleTableSlot *slot, int at)
@@ -168,13 +170,16 @@ hash_join_keys(ReadAheadState *ra, TupleTableSlot *slot, int at)
 	JoinScanState *js = (JoinScanState *) ra;
 	MemoryContext old;
 	bf_hash		h = {0};
+	JoinProbeHash got;
 
 	if (!js->hash_ahead)
 		return;
 	old = MemoryContextSwitchTo(ra->row_cxt);
-	ra->hash_null[at] = !join_probe_hash(js->join, slot, &h);
+	got = join_probe_hash(js->join, slot, &h);
 	MemoryContextSwitchTo(old);
 	read_ahead_reset_row(ra);
+	js->hashed[at] = got != JP_LATER;
+	ra->hash_null[at] = got == JP_NULL;
 	ra->hash_lo[at] = h.lo;
 	ra->hash_hi[at] = h.hi;
 }
@@ -193,7 +198,8 @@ test_join_filters(ReadAheadState *ra, TupleTableSlot *slot, int at)
 
 	h.lo = ra->hash_lo[at];
 	h.hi = ra->hash_hi[at];
-	pass = join_probe_passes(js->join, slot, js->hash_ahead ? &h : NULL,
+	pass = join_probe_passes(js->join, slot,
+							 js->hash_ahead && js->hashed[at] ? &h : NULL,
 							 ra->hash_null[at]);
 	MemoryContextSwitchTo(old);
 	read_ahead_reset_row(ra);

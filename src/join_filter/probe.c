@@ -246,25 +246,26 @@ heap_key(JoinProbe *jp, TupleTableSlot *slot, Datum *value)
 }
 
 /*
- * The first filter's hash of the row in 'slot' (false: a key is NULL), its
- * block prefetched when the filter is complete.  Detoasted keys are left in
- * the current memory context.
+ * The first filter's hash of the row in 'slot', its block prefetched; none
+ * while the filter is not tested (not complete yet, overfull, or rested by
+ * the guard: the row's turn hashes it if it is tested by then).  Detoasted
+ * keys are left in the current memory context.
  */
-bool
+JoinProbeHash
 join_probe_hash(JoinProbe *jp, TupleTableSlot *slot, bf_hash *h)
 {
 	ProbeTest  *t = &jp->tests[0];
 	JoinFilter *jf;
 	Datum		value;
 
+	if (t->resting > 0 || (jf = filter_in_use(jp, t)) == NULL)
+		return JP_LATER;
 	if (jp->first_off >= 0 && heap_key(jp, slot, &value))
 		*h = key_hash(&t->hash[0], value);
 	else if (!row_hash(t, slot, h))
-		return false;
-	jf = filter_in_use(jp, t);
-	if (jf != NULL)
-		bf_prefetch(jf->view, *h);
-	return true;
+		return JP_NULL;
+	bf_prefetch(jf->view, *h);
+	return JP_HASHED;
 }
 
 /*
