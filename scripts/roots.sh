@@ -124,8 +124,12 @@ shift
 # The working tree as the developer has it, uncommitted changes included.
 mkdir -p "$root/bf/tree"
 if git -C "$BF_ROOT" rev-parse --git-dir >/dev/null 2>&1; then
-	(cd "$BF_ROOT" && git ls-files -z --cached --others --exclude-standard) |
-		rsync -a --from0 --files-from=- "$BF_ROOT/" "$root/bf/tree/"
+	# rsync -a keeps the host's times: a file it copies (one that differs) is touched, so that
+	# an object the root built earlier from another tree is older than it and is made again
+	copied=$( (cd "$BF_ROOT" && git ls-files -z --cached --others --exclude-standard) |
+		rsync -a --from0 --files-from=- --out-format='%n' "$BF_ROOT/" "$root/bf/tree/")
+	copied=$(grep -v '/$' <<<"$copied") || true
+	[ -z "$copied" ] || (cd "$root/bf/tree" && xargs -d '\n' touch -- <<<"$copied")
 	# --files-from does not delete: remove what is no longer in the tree (build/ is kept)
 	(cd "$root/bf/tree" && find . -path ./build -prune -o -type f -print) | sed 's|^\./||' | sort >"$root/bf/files.copy"
 	(cd "$BF_ROOT" && git ls-files --cached --others --exclude-standard) | sort >"$root/bf/files.tree"
