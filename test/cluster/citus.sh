@@ -787,7 +787,12 @@ expect_seen() { # what, expected, got
 	[ "$3" = "$2" ] && ok "11: $1: coordinator | workers' task sessions = $3" ||
 		fail "11: $1: coordinator | workers' task sessions = $3, expected $2"
 }
+# (one connection per worker, kept by the session between statements, so that the workers'
+# sessions of "open session" below are those opened before the ALTER DATABASE however Citus's
+# executor paces the opening of connections; a connection opened after it would see the new
+# database setting)
 out=$(cq <<SQL
+SET citus.max_adaptive_executor_pool_size = 1;
 SELECT 'default', ($seen_q);
 SET bloomfilter.join_filter = 'always';
 SELECT 'SET on the coordinator', ($seen_q);
