@@ -30,11 +30,14 @@ tally() { # pass|fail count name
 }
 
 # why a test failed, for the summary at the end of make test (CI shows the end of its output):
-# the first lines of its log that say FAIL, not ok, ERROR, PANIC or that it timed out
+# the first lines of its log that say FAIL, FAILED, not ok or that it timed out; failing those
+# (a script that stopped), the first that say ERROR, PANIC, TRAP or that the server went away
 why() { # name log
+	local lines
 	[ -n "${BF_TALLY:-}" ] || return 0
-	grep -E -m 12 '^(FAIL|not ok)|ERROR:|PANIC|TRAP|timed out|server closed the connection' "$2" |
-		cut -c1-300 | sed "s|^|    $1: |" >>"$BF_TALLY.why" || true
+	lines=$(grep -E -m 12 '^(FAIL|not ok)|\.\.\. FAILED|timed out' "$2") ||
+		lines=$(grep -E -m 12 'ERROR:|PANIC|TRAP|server closed the connection' "$2") || true
+	[ -z "$lines" ] || cut -c1-300 <<<"$lines" | sed "s|^|    $1: |" >>"$BF_TALLY.why"
 }
 
 status=0

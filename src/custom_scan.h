@@ -58,7 +58,9 @@ typedef enum JoinProbeHash
 {
 	JP_HASHED,					/* *h is the row's hash */
 	JP_NULL,					/* a key is NULL: the row has no partner */
-	JP_LATER					/* not taken: the filter is resting (the guard) */
+	JP_LATER					/* not taken: the filter is not tested now
+								 * (not complete, overfull, or rested by the
+								 * guard) */
 } JoinProbeHash;
 
 extern JoinProbeHash join_probe_hash(JoinProbe *jp, TupleTableSlot *slot,

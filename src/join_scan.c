@@ -161,8 +161,8 @@ begin_join_scan(CustomScanState *node, EState *estate, int eflags)
 /*
  * The ring's hash: the first filter's keys of the row in 'slot' into ring
  * place 'at', the filter's block prefetched once it is complete; nothing
- * where hashing them calls a SQL function, or while the guard rests the
- * filter (then at the row's turn, if it is tested)
+ * where hashing them calls a SQL function, or while the filter is not
+ * tested (then at the row's turn, if it is tested by then)
  */
 static inline void
 hash_join_keys(ReadAheadState *ra, TupleTableSlot *slot, int at)
