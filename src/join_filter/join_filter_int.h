@@ -14,8 +14,10 @@
  * The files, each calling only those below it:
  *
  *	 placement.c  the planner_hook: candidates, the cost decision, placement
+ *	 paths.c	  the join paths that count a filter in their cost
  *	 fdw.c		  postgres_fdw: the test shipped in the remote query
- *	 trace.c	  following a probe key down to where it is made; quietness
+ *	 trace.c	  following a probe key down to where it is made; quietness;
+ *				  what a filter costs and saves
  *	 probe.c	  the probe tests, the run-time guard, the probe node
  *	 build.c	  the build node, the shared filter of a Parallel Hash
  *	 node.c		  what both nodes share: pass-through execution, EXPLAIN names
@@ -44,6 +46,16 @@
 
 /* The planned false-positive rate (the first of filter_shapes) */
 #define JF_FPR		0.01
+
+/*
+ * The planner's side of the decision (placement.c's filter_pays, and the
+ * paths of paths.c): a filter is placed when the join is expected to keep
+ * at most JF_MAX_MATCH of its probe rows, when the rows it should remove
+ * outweigh the cost of building and testing it, and when at least
+ * JF_MIN_REMOVED_ROWS rows are expected to go.
+ */
+#define JF_MAX_MATCH		0.7
+#define JF_MIN_REMOVED_ROWS	1000.0
 
 /* ----------------------------------------------------------------------
  * The filter, shared by a build node and its probe sites
@@ -256,6 +268,8 @@ typedef struct Candidate
 	List	   *sites;			/* Plan ** where a probe goes */
 	List	   *site_attnos;	/* per key, an int list of the key's
 								 * column at each site */
+	bool		blocked;		/* a site is below a Hash or a Sort of the
+								 * probe side (Trace) */
 	double		planned_keys;
 	List	   *fdw_params;		/* remote parameters it is sent as (ints) */
 	Oid			fdw_elem_type;	/* ... the build key's type, hashed as the
@@ -296,13 +310,20 @@ typedef struct Trace
 	List	   *attnos;
 	double		work;
 	const LoudParams *loud;		/* the statement's initplan outputs */
+	int			below_blocking; /* (while following: Hash and Sort nodes
+								 * passed, which read their whole input when
+								 * first asked for a row) */
+	bool		blocked;		/* a site is below one */
 } Trace;
 
 /* Bytes past which a hash table or a filter no longer sits in the cache */
 #define JF_CACHE_BYTES	(1024.0 * 1024.0)
 
 /* trace.c */
+extern double table_probe_cost(double rows, int width);
 extern double probe_cost(HashJoin *join);
+extern double filter_net_saving(double m, double site_rows, double work,
+								double build_rows, double filter_bytes);
 extern List *other_children(Plan *plan);
 extern bool trace_column(Plan **slot, AttrNumber attno, bool may_wrap,
 						 double work, Trace *t);
@@ -324,5 +345,8 @@ extern bool fdw_placeholders_made(void);
 extern void fdw_install_hook(void);
 extern void wire_fdw_params(Surgery *s, Candidate *c);
 extern void null_unwired(Plan *plan, void *arg);
+
+/* paths.c: the set_join_pathlist_hook */
+extern void join_paths_install(void);
 
 #endif							/* BLOOMFILTER_JOIN_FILTER_INT_H */

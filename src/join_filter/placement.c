@@ -37,7 +37,8 @@
  * filter pays, and a probe site stops testing a filter that removes too few
  * rows); always (every join that can take one; for tests).
  *
- * Owns the candidates (consider_join), the cost decision (filter_pays),
+ * Owns the candidates (consider_join), the cost decision (filter_pays, on
+ * trace.c's filter_net_saving),
  * the placement of the nodes, the hooks (join_filter_init).  Calls every
  * other file of the folder, through join_filter_int.h; none calls it.
  */
@@ -60,15 +61,6 @@
 int			join_filter_mode = JOIN_FILTER_ON;	/* bloomfilter.join_filter */
 
 static planner_hook_type prev_planner_hook = NULL;
-
-/*
- * The planner's side of the decision: a filter is placed when the join is
- * expected to keep at most JF_MAX_MATCH of its probe rows, when the rows it
- * should remove outweigh the cost of building and testing it, and when at
- * least JF_MIN_REMOVED_ROWS rows are expected to go.
- */
-#define JF_MAX_MATCH		0.7
-#define JF_MIN_REMOVED_ROWS	1000.0
 
 /*
  * The hash support function (HASHEXTENDED_PROC) of a built-in hash operator
@@ -127,50 +119,23 @@ match_fraction(HashJoin *join)
 }
 
 /*
- * What testing a row costs at a site, in the units of probe_cost: hashing
- * its key and reading the filter's block, prefetched a few rows ahead.
- * Measured with probe_cost's figures: 0.6 of a unit for a filter of a few
- * kilobytes, about 1 for one of 120 kB.
- */
-static double
-filter_test_cost(double filter_bytes)
-{
-	if (filter_bytes <= 32 * 1024.0)
-		return 0.6;
-	if (filter_bytes <= JF_CACHE_BYTES)
-		return 1.0;
-	return 2.0;
-}
-
-/*
- * Whether the filter pays, from the estimates, in units of an in-memory
- * hash probe of a row (probe_cost): the rows it should remove each save
- * what they would cost on their way up (the work of the nodes between the
- * sites and the join, and the join's own probe), against a test of every
- * row at the sites (filter_test_cost) and an add per build row, with a
- * margin of a tenth of a unit per probe row for the estimates' errors.
+ * Whether the filter pays, from the estimates (filter_net_saving): the rows
+ * it should remove each save what they would cost on their way up, the work
+ * of the nodes between the sites and the join and the join's own probe
  */
 static bool
 filter_pays(HashJoin *join, List *sites, double work,
 			const bf_params *params)
 {
-	double		m = match_fraction(join);
 	double		probe_rows = 0;
-	double		build_rows = outerPlan(innerPlan(join))->plan_rows;
-	double		test = filter_test_cost((double) params->total_bytes);
-	double		gone,
-				saved;
 	ListCell   *lc;
 
-	if (m > JF_MAX_MATCH)
-		return false;
 	foreach(lc, sites)
 		probe_rows += (*(Plan **) lfirst(lc))->plan_rows;
-	gone = (1.0 - m) * (1.0 - JF_FPR);
-	if (probe_rows * gone < JF_MIN_REMOVED_ROWS)
-		return false;
-	saved = gone * (work + probe_cost(join) * outerPlan(join)->plan_rows);
-	return saved - test * probe_rows - 0.3 * build_rows > 0.1 * probe_rows;
+	return filter_net_saving(match_fraction(join), probe_rows,
+							 work + probe_cost(join) * outerPlan(join)->plan_rows,
+							 outerPlan(innerPlan(join))->plan_rows,
+							 (double) params->total_bytes) > 0;
 }
 
 /*
@@ -198,6 +163,7 @@ consider_join(Surgery *s, HashJoin *join)
 	List	   *best_sites = NIL,
 			   *best_attnos = NIL;
 	double		work = 0.0;
+	bool		blocked = false;
 	Candidate  *c;
 	bf_params	params;
 	Bitmapset  *params_used;
@@ -265,6 +231,7 @@ consider_join(Surgery *s, HashJoin *join)
 			best_sites = t.sites;
 			best_attnos = list_make1(t.attnos);
 			work = t.work;
+			blocked = t.blocked;
 		}
 		else if (same_sites(t.sites, best_sites))
 			best_attnos = lappend(best_attnos, t.attnos);
@@ -298,6 +265,7 @@ consider_join(Surgery *s, HashJoin *join)
 	c->build_procs = build_procs;
 	c->sites = best_sites;
 	c->site_attnos = best_attnos;
+	c->blocked = blocked;
 	c->planned_keys = Max(build_keys(hash), 1024.0);
 	s->candidates = lappend(s->candidates, c);
 }
@@ -536,6 +504,17 @@ add_join_filters(PlannedStmt *stmt)
 		place_build(&s, c);
 
 		/*
+		 * A hash join whose probe side starts for less than its Hash costs
+		 * reads a probe row before it builds (to skip the build when there
+		 * is none): a Hash or a Sort between it and a site would then read
+		 * all of the site's rows before the filter is complete, and they
+		 * would all pass.  It builds first instead.
+		 */
+		if (c->blocked)
+			outerPlan(c->join)->startup_cost =
+				Max(outerPlan(c->join)->startup_cost, c->hash->plan.total_cost);
+
+		/*
 		 * The remote cursor opens on the first probe row, with the filter's
 		 * value then: if the join reads one before it builds (to skip the
 		 * build when the probe side is empty, which it does when the probe
@@ -617,6 +596,7 @@ join_filter_init(void)
 	RegisterCustomScanMethods(&join_build_kind.methods);
 	RegisterCustomScanMethods(&join_probe_kind.methods);
 	fdw_install_hook();
+	join_paths_install();
 	prev_planner_hook = planner_hook;
 	planner_hook = join_filter_planner;
 }

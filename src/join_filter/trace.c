@@ -4,7 +4,8 @@
  *		nodes that make it, the places a probe may stand.
  *
  * Owns trace_column (the sites of a key column, and what a row costs on
- * its way up from them to the join: row_cost, probe_cost) and the tests of
+ * its way up from them to the join: row_cost, probe_cost), what a filter
+ * saves in those units (filter_net_saving) and the tests of
  * whether a node or a subtree may run for fewer rows without anyone seeing
  * (node_is_quiet, subtree_is_quiet).
  *
@@ -24,13 +25,13 @@
  * again for the share of it that spills.  Measured with a 2,000,000-row
  * probe side and no match (doc/join-filters-design.md): 1 unit for 200
  * build rows, 2.4 for 10,000 (520 kB), 10 for 100,000 (5 MB), 20 and more
- * past that; the steps below stay under those figures.
+ * past that; the steps below stay under those figures.  For a table of
+ * 'rows' rows of 'width' bytes:
  */
 double
-probe_cost(HashJoin *join)
+table_probe_cost(double rows, int width)
 {
-	Plan	   *inner = outerPlan(innerPlan(join));
-	double		bytes = inner->plan_rows * (inner->plan_width + 48);
+	double		bytes = rows * (width + 48);
 	double		limit = (double) get_hash_memory_limit();
 	double		cost;
 
@@ -45,6 +46,54 @@ probe_cost(HashJoin *join)
 	if (bytes > limit)
 		cost += 10.0 * (1.0 - limit / bytes);
 	return cost;
+}
+
+/* ... for the hash join 'join' */
+double
+probe_cost(HashJoin *join)
+{
+	Plan	   *inner = outerPlan(innerPlan(join));
+
+	return table_probe_cost(inner->plan_rows, inner->plan_width);
+}
+
+/*
+ * What testing a row costs at a site, in the units of probe_cost: hashing
+ * its key and reading the filter's block, prefetched a few rows ahead.
+ * Measured with probe_cost's figures: 0.6 of a unit for a filter of a few
+ * kilobytes, about 1 for one of 120 kB.
+ */
+static double
+filter_test_cost(double filter_bytes)
+{
+	if (filter_bytes <= 32 * 1024.0)
+		return 0.6;
+	if (filter_bytes <= JF_CACHE_BYTES)
+		return 1.0;
+	return 2.0;
+}
+
+/*
+ * What a filter should save less what it costs, in probe_cost's units, from
+ * the estimates, or 0 when it should not be placed at all: the join keeps a
+ * fraction 'm' of its probe rows; the rows it drops each save 'work' / (the
+ * probe rows) on their way up (the work of the nodes between the sites and
+ * the join, and the join's own probe: what placement.c's filter_pays and
+ * paths.c count); against a test of each of the 'site_rows' rows where the
+ * filter stands (filter_test_cost) and 0.3 of a unit per build row added;
+ * less a margin of a tenth of a unit per row tested for the estimates'
+ * errors.  A filter is placed where this is positive.
+ */
+double
+filter_net_saving(double m, double site_rows, double work, double build_rows,
+				  double filter_bytes)
+{
+	double		gone = (1.0 - m) * (1.0 - JF_FPR);
+
+	if (m > JF_MAX_MATCH || site_rows * gone < JF_MIN_REMOVED_ROWS)
+		return 0.0;
+	return Max(gone * work - filter_test_cost(filter_bytes) * site_rows -
+			   0.3 * build_rows - 0.1 * site_rows, 0.0);
 }
 
 /* The cost of a row that 'child' passes up to 'plan' (see Trace) */
@@ -341,9 +390,16 @@ trace_column(Plan **slot, AttrNumber attno, bool may_wrap, double work,
 		}
 	}
 	if (child && passes_quietly(plan, *child, t->loud))
+	{
+		bool		blocking = IsA(plan, Hash) || IsA(plan, Sort) ||
+			IsA(plan, IncrementalSort);
+
+		t->below_blocking += blocking;
 		found = trace_column(child, var->varattno, child_may_wrap,
 							 work + row_cost(plan, *child) * (*child)->plan_rows,
 							 t);
+		t->below_blocking -= blocking;
+	}
 	if (found)
 		return true;
 	if (!may_wrap || IsA(plan, Hash) || plan->async_capable)
@@ -351,6 +407,7 @@ trace_column(Plan **slot, AttrNumber attno, bool may_wrap, double work,
 	t->sites = lappend(t->sites, slot);
 	t->attnos = lappend_int(t->attnos, attno);
 	t->work += work;
+	t->blocked |= t->below_blocking > 0;
 	return true;
 }
 

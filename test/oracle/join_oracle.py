@@ -8,7 +8,9 @@ each one in several configurations of bloomfilter.join_filter:
     always            always (every eligible hash join gets a filter), serial
     always-probe      always, serial, bloomfilter.prefetch_scan = off (probe nodes above the
                       sequential scans that 'always' replaces by join scans)
-    on                on (filters where the estimates say they pay, with the run-time guard)
+    on                on (filters where the estimates say they pay, with the run-time guard;
+                      the planner may choose another plan for a filter: on_replanned counts the
+                      queries whose plan, the extension's nodes aside, differs from off's)
     off-par           off, parallel plans forced (parallel_setup_cost = 0, ...)
     always-par        always, parallel
     always-par-noldr  always, parallel, parallel_leader_participation = off
@@ -98,6 +100,18 @@ JOIN_SCAN = 'Custom Scan (bloomfilter join scan)'
 NEED = {'always': 0.4, 'always-par': 0.2, 'always-dml': 0.4}
 
 
+def plan_shape(plan):
+    """the nodes of a text plan without the extension's (a join scan read as the sequential scan
+    it replaces): what PostgreSQL chose"""
+    shape = []
+    for _, name in plan_nodes(plan or ''):
+        if name.startswith(BUILD) or name.startswith(PROBE):
+            continue
+        name = name.replace(JOIN_SCAN, 'Seq Scan')
+        shape.append(re.sub(r'  \(.*$', '', name))
+    return shape
+
+
 def hash_join_types(version):
     """the hash joins that may get a filter, and those that may not, as EXPLAIN names them"""
     may = {'Hash Join', 'Hash Semi Join', 'Hash Right Join'}
@@ -168,7 +182,7 @@ class Runner:
         self.cov = {k: 0 for k in (
             'hash_join', 'build', 'probe', 'join_scan', 'build_rescanned', 'probe_in_append',
             'probe_node', 'par_hash_join', 'par_build', 'par_probe', 'par_join_scan',
-            'noldr_build', 'on_build',
+            'noldr_build', 'on_build', 'on_replanned',
             'analyzed', 'analyzed_dropped', 'analyzed_spilled', 'on_paused', 'errors',
             'serial_only', 'stale_par_build', 'fdw_remote_filter', 'counted_calls',
             'epq_blocked', 'epq_build', 'dml_hash_join', 'dml_build')}
@@ -495,6 +509,8 @@ class Runner:
                 raise Failed(f"query {i}, configuration {cfg[0]}: {out['internal']}\n"
                              f"{q.text()}\n{replay_hint(i)}")
             d = self.plan_checks(q, cfg, out)
+            if cfg[0] == 'on' and ref is not None and out['plan'] and ref['plan']:
+                self.cov['on_replanned'] += plan_shape(out['plan']) != plan_shape(ref['plan'])
             if ref is None:
                 ref = out
                 self.cov['errors'] += out['err'] is not None

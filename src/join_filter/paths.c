@@ -1,0 +1,316 @@
+/*
+ * paths.c
+ *		Automatic Bloom join filters, the planner's choice: join paths whose
+ *		cost counts the filter a hash join would get.
+ *
+ * Filters are placed on the finished plan (placement.c), so without this
+ * the planner never picks a plan because of one.  A set_join_pathlist_hook
+ * offers, beside PostgreSQL's own paths of an inner or semi join, a hash
+ * join of the two sides' paths, costed by PostgreSQL (initial_cost_hashjoin,
+ * create_hashjoin_path) less what the filter it would get should save, as
+ * placement.c's cost decision counts it (trace.c's filter_net_saving, from
+ * the same estimates): the probe rows that the join would discard go where
+ * their key is made, and each saves the work of the joins between there and
+ * this join (what join_row_work follows here as trace.c's row_cost follows
+ * it on a plan) and the join's own probe (probe_cost: more for a table past
+ * the caches).  A unit of those (a probe of a small in-memory hash table)
+ * counts as cpu_operator_cost, what PostgreSQL charges for hashing a probe
+ * row.  Of the probe side's paths (not parameterized) the one cheapest with
+ * its filter's saving is taken.
+ *
+ * So a hash join whose build side would filter a large table can win over a
+ * merge join or a nested loop of index lookups that PostgreSQL thought
+ * cheaper, and a join order that joins such a table early can be chosen.
+ * The path is an ordinary hash join path and becomes an ordinary Hash
+ * Join: placement.c decides on the finished plan as for any other join and
+ * normally places the filter the cost counted on; where it does not (a key
+ * it cannot follow to its site, a loud node between), the plan is one that
+ * PostgreSQL costed higher, never a wrong one.  The saving is taken off the
+ * path's total cost, which EXPLAIN shows.  Only at bloomfilter.join_filter
+ * = on (at always every join gets a filter anyway, and the plans are
+ * PostgreSQL's, for the tests).
+ *
+ * Owns the hook (join_paths_install, called by placement.c's
+ * join_filter_init).  Calls trace.c (the costs) and keys.c (the filter's
+ * size).
+ */
+#include "join_filter_int.h"
+
+#include "nodes/nodeFuncs.h"
+#include "nodes/pathnodes.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+
+static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
+
+/*
+ * The hash clauses of a join of outerrel to innerrel (an inner or semi
+ * join), as PostgreSQL's own hash join paths take them, each with its
+ * outer_is_left set for this pair
+ */
+static List *
+hash_clauses(List *restrictlist, RelOptInfo *outerrel, RelOptInfo *innerrel)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, restrictlist)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (!ri->can_join || !OidIsValid(ri->hashjoinoperator))
+			continue;
+		if (bms_is_subset(ri->left_relids, outerrel->relids) &&
+			bms_is_subset(ri->right_relids, innerrel->relids))
+			ri->outer_is_left = true;
+		else if (bms_is_subset(ri->left_relids, innerrel->relids) &&
+				 bms_is_subset(ri->right_relids, outerrel->relids))
+			ri->outer_is_left = false;
+		else
+			continue;
+		result = lappend(result, ri);
+	}
+	return result;
+}
+
+/*
+ * The base relation whose column every clause's probe (outer) side is, or
+ * 0: a filter tests keys made at one site (placement.c takes no filter for
+ * a join some of whose keys come from elsewhere)
+ */
+static Index
+probe_key_rel(List *clauses)
+{
+	Index		relid = 0;
+	ListCell   *lc;
+
+	foreach(lc, clauses)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		OpExpr	   *op = (OpExpr *) ri->clause;
+		Expr	   *key;
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			return 0;
+		key = strip_relabel(ri->outer_is_left ? linitial(op->args) :
+							lsecond(op->args));
+		if (!IsA(key, Var) || ((Var *) key)->varlevelsup != 0 ||
+			(relid != 0 && ((Var *) key)->varno != (int) relid))
+			return 0;
+		relid = ((Var *) key)->varno;
+	}
+	return relid;
+}
+
+/*
+ * What a row from 'child' costs the join path 'jp', in probe_cost's units,
+ * as trace.c's row_cost counts it on the plan the path becomes: a hash
+ * join's probe of its table, or the Hash's add; a nested loop's 2 per outer
+ * row (its inner scan) and 1 per inner row; a merge join's 1, and 1 more
+ * where it sorts that side
+ */
+static double
+join_row_work(JoinPath *jp, Path *child)
+{
+	bool		outer = child == jp->outerjoinpath;
+
+	switch (jp->path.pathtype)
+	{
+		case T_HashJoin:
+			return outer ? table_probe_cost(jp->innerjoinpath->rows,
+											jp->innerjoinpath->pathtarget->width) :
+				1.0;
+		case T_NestLoop:
+			return outer ? 2.0 : 1.0;
+		case T_MergeJoin:
+			return 1.0 + ((outer ? ((MergePath *) jp)->outersortkeys :
+						   ((MergePath *) jp)->innersortkeys) != NIL);
+		default:
+			return 0.0;
+	}
+}
+
+/*
+ * Follows the probe key's relation 'relid' down from 'path' through the
+ * joins (and materializations and sorts) above it, adding to *work what a
+ * row of each costs the node above it (times the rows); returns the rows
+ * at the deepest node reached, where the filter would be tested
+ */
+static double
+follow_key(Path *path, Index relid, double *work)
+{
+	for (;;)
+	{
+		JoinPath   *jp;
+		Path	   *next;
+
+		switch (path->pathtype)
+		{
+			case T_HashJoin:
+			case T_NestLoop:
+			case T_MergeJoin:
+				jp = (JoinPath *) path;
+				if (bms_is_member(relid, jp->outerjoinpath->parent->relids))
+					next = jp->outerjoinpath;
+				else if (bms_is_member(relid, jp->innerjoinpath->parent->relids))
+					next = jp->innerjoinpath;
+				else
+					return path->rows;
+				*work += join_row_work(jp, next) * next->rows;
+				break;
+			case T_Material:
+				next = ((MaterialPath *) path)->subpath;
+				*work += 0.5 * next->rows;
+				break;
+			case T_Sort:
+				next = ((SortPath *) path)->subpath;
+				*work += next->rows;
+				break;
+			default:
+				return path->rows;
+		}
+		path = next;
+	}
+}
+
+/*
+ * What the filter of a hash join of 'outer' to 'inner' should save (net of
+ * its cost, filter_net_saving) in PostgreSQL's cost units, with the join
+ * keeping a fraction m of the probe rows
+ */
+static Cost
+path_saving(Path *outer, Path *inner, Index relid, double m,
+			double filter_bytes)
+{
+	double		work = 0.0;
+	double		site_rows = follow_key(outer, relid, &work);
+
+	work += table_probe_cost(inner->rows, inner->pathtarget->width) *
+		outer->rows;
+	return cpu_operator_cost *
+		filter_net_saving(m, site_rows, work, inner->rows, filter_bytes);
+}
+
+/*
+ * What 'path' costs at least, whatever a filter on the probe key's relation
+ * 'relid' removes: the filter thins out only the rows on their way up from
+ * its site, so the site itself, the other side of each join on the way (a
+ * nested loop's inner side once) and anything the key is not followed
+ * through cost what they cost
+ */
+static Cost
+path_floor(Path *path, Index relid)
+{
+	for (Cost floor = 0.0;;)
+	{
+		JoinPath   *jp;
+
+		switch (path->pathtype)
+		{
+			case T_HashJoin:
+			case T_NestLoop:
+			case T_MergeJoin:
+				jp = (JoinPath *) path;
+				if (bms_is_member(relid, jp->outerjoinpath->parent->relids))
+				{
+					floor += jp->innerjoinpath->total_cost;
+					path = jp->outerjoinpath;
+				}
+				else if (bms_is_member(relid, jp->innerjoinpath->parent->relids))
+				{
+					floor += jp->outerjoinpath->total_cost;
+					path = jp->innerjoinpath;
+				}
+				else
+					return floor + path->total_cost;
+				break;
+			case T_Material:
+				path = ((MaterialPath *) path)->subpath;
+				break;
+			case T_Sort:
+				path = ((SortPath *) path)->subpath;
+				break;
+			default:
+				return floor + path->total_cost;
+		}
+	}
+}
+
+static void
+join_paths_hook(PlannerInfo *root, RelOptInfo *joinrel,
+				RelOptInfo *outerrel, RelOptInfo *innerrel,
+				JoinType jointype, JoinPathExtraData *extra)
+{
+	Path	   *inner_path = innerrel->cheapest_total_path;
+	Path	   *best = NULL;
+	Cost		best_saving = 0.0,
+				best_cost = 0.0;
+	List	   *clauses;
+	Index		relid;
+	double		m;
+	bf_params	params;
+	JoinCostWorkspace ws;
+	HashPath   *path;
+	ListCell   *lc;
+
+	if (prev_join_pathlist_hook)
+		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype,
+								extra);
+	if (join_filter_mode != JOIN_FILTER_ON ||
+		(jointype != JOIN_INNER && jointype != JOIN_SEMI) ||
+		inner_path == NULL || PATH_REQ_OUTER(inner_path) != NULL ||
+		!bms_is_empty(joinrel->lateral_relids) ||
+		outerrel->rows < JF_MIN_REMOVED_ROWS)
+		return;
+
+	/* the fraction of probe rows with a partner, as placement.c counts it */
+	m = Min(joinrel->rows / outerrel->rows, 1.0);
+	if (m > JF_MAX_MATCH)
+		return;
+	clauses = hash_clauses(extra->restrictlist, outerrel, innerrel);
+	if (clauses == NIL || (relid = probe_key_rel(clauses)) == 0 ||
+		!plan_filter(inner_path->rows, &params))
+		return;
+
+	foreach(lc, outerrel->pathlist)
+	{
+		Path	   *outer = lfirst(lc);
+		Cost		saving;
+
+		if (PATH_REQ_OUTER(outer) != NULL)
+			continue;
+		saving = path_saving(outer, inner_path, relid, m,
+							 (double) params.total_bytes);
+		if (saving > 0.0 &&
+			(best == NULL ||
+			 Max(outer->total_cost - saving, path_floor(outer, relid)) < best_cost))
+		{
+			best = outer;
+			best_saving = saving;
+			best_cost = Max(outer->total_cost - saving, path_floor(outer, relid));
+		}
+	}
+	if (best == NULL)
+		return;
+
+	initial_cost_hashjoin(root, &ws, jointype, clauses, best, inner_path,
+						  extra, false);
+	path = create_hashjoin_path(root, joinrel, jointype, &ws, extra,
+								best, inner_path, false,
+								extra->restrictlist, NULL, clauses);
+	path->jpath.path.total_cost =
+		Max(path->jpath.path.total_cost - best_saving,
+			Max(path->jpath.path.startup_cost,
+				path_floor((Path *) path, relid)));
+	add_path(joinrel, (Path *) path);
+}
+
+void
+join_paths_install(void)
+{
+	prev_join_pathlist_hook = set_join_pathlist_hook;
+	set_join_pathlist_hook = join_paths_hook;
+}
