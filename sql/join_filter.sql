@@ -386,6 +386,53 @@ EXECUTE jf_q(10);
 DEALLOCATE jf_q;
 RESET plan_cache_mode;
 RESET bloomfilter.join_filter;
+-- the planner's choice: at on, a hash join whose filter should pay is offered with the filter's
+-- saving in its cost, so that the planner may choose it: here off hashes the 100,000 orders and
+-- probes them with the 40,000 lines of the modes asked for; on hashes the lines and probes with
+-- the orders, four in five of which the filter drops before the join and its batches
+CREATE TABLE jf_ord (k int PRIMARY KEY, pad text);
+INSERT INTO jf_ord SELECT g, repeat('o', 20) FROM generate_series(1, 100000) g;
+CREATE TABLE jf_line (k int, mode int);
+INSERT INTO jf_line SELECT (g * 7919) % 100000 + 1, g % 50 FROM generate_series(1, 200000) g;
+ANALYZE jf_ord, jf_line;
+-- the table a query's first Hash reads
+CREATE FUNCTION jf_hashed(q text) RETURNS text
+LANGUAGE sql AS $$
+	SELECT substring(explain_json(q, 'COSTS OFF')::text
+	                 FROM '"Node Type": "Hash",.*?"Relation Name": "(\w+)"')
+$$;
+SET work_mem = '64kB';
+\set q 'SELECT count(*), max(o.pad) FROM jf_ord o JOIN jf_line l ON o.k = l.k WHERE l.mode < 10'
+SET bloomfilter.join_filter = off;
+SELECT jf_hashed(:'q') AS hashed_when_off;
+:q;
+SET bloomfilter.join_filter = on;
+SELECT jf_hashed(:'q') AS hashed_when_on,
+       explain_json(:'q', 'COSTS OFF')::text LIKE '%join build%' AS filtered;
+:q;
+RESET work_mem;
+-- a site below a Hash of the join's probe side (jf_m's rows, which the lower join hashes): a
+-- hash join reads a probe row before it builds when its probe side starts for less than its
+-- Hash costs, and the lower join would then hash every row of jf_m before the filter is
+-- complete; such a join builds first, and both filters remove rows (bf2 is built from the rows
+-- bf1 let through)
+CREATE TABLE jf_b (mid int);
+INSERT INTO jf_b SELECT g % 1000 FROM generate_series(1, 50000) g;
+CREATE TABLE jf_m (id int, sel int);
+INSERT INTO jf_m SELECT g, g * 20 FROM generate_series(0, 999) g;
+CREATE TABLE jf_s (id int, flag boolean);
+INSERT INTO jf_s SELECT g, g % 400 = 0 FROM generate_series(1, 20000) g;
+ANALYZE jf_b, jf_m, jf_s;
+SET join_collapse_limit = 1;
+SET bloomfilter.join_filter = always;
+\set q 'SELECT count(*) FROM (jf_b b JOIN jf_m m ON b.mid = m.id) JOIN jf_s s ON m.sel = s.id WHERE s.flag'
+SELECT array_agg(m[1]::int > 0) AS removed
+FROM regexp_matches(explain_json(:'q', 'ANALYZE, COSTS OFF, TIMING OFF')::text,
+                    '"Rows Removed by Bloom Join Filter": (\d+)', 'g') m;
+SELECT c.filters, c.same, c.nrows FROM jf_check(:'q') c;
+:q;
+RESET join_collapse_limit;
+RESET bloomfilter.join_filter;
 -- the filter's size: 1 % false positives for the build side's estimated rows; 5 % or 10 % when
 -- that passes a quarter of the hash join's memory (work_mem x hash_mem_multiplier); else none
 CREATE TABLE jf_big (k int);
