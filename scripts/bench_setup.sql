@@ -352,7 +352,8 @@ $$;
 
 -- The join filters q's plan places under settings (the lines "Bloom Join Filter: bfN (...)"
 -- of its build nodes: one per filter), and the md5 of its plan (EXPLAIN, COSTS OFF)
-CREATE FUNCTION bench.plan_filters(q text, settings text, OUT filters int, OUT plan_md5 text)
+CREATE FUNCTION bench.plan_filters(q text, settings text, OUT filters int, OUT plan_md5 text,
+	OUT shape_md5 text)
 LANGUAGE plpgsql AS $$
 DECLARE
 	lines text[];
@@ -360,6 +361,14 @@ BEGIN
 	lines := ARRAY(SELECT bench.explain(q, 'COSTS OFF', settings));
 	filters := (SELECT count(*) FROM unnest(lines) AS l WHERE l ~ '^\s*Bloom Join Filter: ');
 	plan_md5 := md5(array_to_string(lines, E'\n'));
+	-- the plan PostgreSQL chose: its node lines without the extension's nodes, a join scan read
+	-- as the sequential scan it replaces
+	shape_md5 := md5(array_to_string(ARRAY(
+		SELECT regexp_replace(regexp_replace(l, '^\s*(->  )?', ''),
+		                      'Custom Scan \(bloomfilter join scan\)', 'Seq Scan')
+		FROM unnest(lines) WITH ORDINALITY AS u(l, i)
+		WHERE (i = 1 OR l ~ '^\s*->  ') AND l !~ 'Custom Scan \(bloomfilter join (build|probe)\)'
+		ORDER BY i), E'\n'));
 END
 $$;
 
@@ -378,14 +387,15 @@ $$;
 
 -- TPC-H query number qn under base settings (work_mem, parallel workers) with the join
 -- filters off, on and always: medians, ratios to off, filters placed, whether on's plan is
--- off's, and whether the rows are the same as off's.  always is run only when its plan
+-- off's, whether PostgreSQL chose another plan at on (the extension's nodes aside: the
+-- planner's choice of a filter), and whether the rows are the same as off's.  always is run only when its plan
 -- differs from on's (otherwise on's rows and figures stand for it: always_run false).  The
 -- runs that give the rows are the timings' warm-up.
 CREATE FUNCTION bench.tpch_query(qn int, base text, reps int,
 	OUT off_ms float8, OUT on_ms float8, OUT always_ms float8,
 	OUT on_ratio float8, OUT always_ratio float8,
 	OUT filters_on int, OUT filters_always int, OUT on_is_off boolean, OUT always_run boolean,
-	OUT nrows bigint, OUT same_on boolean, OUT same_always boolean)
+	OUT nrows bigint, OUT same_on boolean, OUT same_always boolean, OUT on_replanned boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
 	q text := (SELECT t.q FROM bench.tpch_queries t WHERE t.n = qn);
@@ -406,6 +416,7 @@ BEGIN
 	filters_on := p_on.filters;
 	filters_always := p_always.filters;
 	on_is_off := p_on.plan_md5 = p_off.plan_md5;
+	on_replanned := p_on.shape_md5 <> p_off.shape_md5;
 	always_run := p_on.plan_md5 <> p_always.plan_md5;
 
 	SELECT * INTO d_off FROM bench.rows_digest(q, s_off);

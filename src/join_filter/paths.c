@@ -16,7 +16,10 @@
  * the caches).  A unit of those (a probe of a small in-memory hash table)
  * counts as cpu_operator_cost, what PostgreSQL charges for hashing a probe
  * row.  Of the probe side's paths (not parameterized) the one cheapest with
- * its filter's saving is taken.
+ * its filter's saving is taken; the path never costs less than what the
+ * filter cannot remove (path_floor).  Partial paths are offered as well,
+ * as PostgreSQL makes them (a Parallel Hash, and a hash of the whole build
+ * side in each process).
  *
  * So a hash join whose build side would filter a large table can win over a
  * merge join or a nested loop of index lookups that PostgreSQL thought
@@ -239,29 +242,84 @@ path_floor(Path *path, Index relid)
 	}
 }
 
+/*
+ * Adds to joinrel the hash join, of the paths in 'outers' to 'inner', that
+ * is cheapest with its filter's saving, when a filter saves anything: a
+ * partial path (each process reads a part of the probe side, and builds
+ * the whole table, or its part of a Parallel Hash's) when 'partial'
+ */
+static void
+offer_hash_join(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
+				JoinPathExtraData *extra, List *clauses, List *outers,
+				Path *inner, Index relid, double m, bool partial,
+				bool parallel_hash)
+{
+	Path	   *best = NULL;
+	Cost		best_saving = 0.0,
+				best_cost = 0.0;
+	double		build_keys = inner->rows;
+	bf_params	params;
+	JoinCostWorkspace ws;
+	HashPath   *path;
+	ListCell   *lc;
+
+	/* (a Parallel Hash's filter holds the keys of all its processes) */
+	if (parallel_hash)
+		build_keys *= inner->parallel_workers + 1;
+	if (!plan_filter(build_keys, &params))
+		return;
+	foreach(lc, outers)
+	{
+		Path	   *outer = lfirst(lc);
+		Cost		saving,
+					cost;
+
+		if (PATH_REQ_OUTER(outer) != NULL)
+			continue;
+		saving = path_saving(outer, inner, relid, m,
+							 (double) params.total_bytes);
+		cost = Max(outer->total_cost - saving, path_floor(outer, relid));
+		if (saving > 0.0 && (best == NULL || cost < best_cost))
+		{
+			best = outer;
+			best_saving = saving;
+			best_cost = cost;
+		}
+	}
+	if (best == NULL)
+		return;
+
+	initial_cost_hashjoin(root, &ws, jointype, clauses, best, inner, extra,
+						  parallel_hash);
+	path = create_hashjoin_path(root, joinrel, jointype, &ws, extra,
+								best, inner, parallel_hash,
+								extra->restrictlist, NULL, clauses);
+	path->jpath.path.total_cost =
+		Max(path->jpath.path.total_cost - best_saving,
+			Max(path->jpath.path.startup_cost,
+				path_floor((Path *) path, relid)));
+	if (partial)
+		add_partial_path(joinrel, (Path *) path);
+	else
+		add_path(joinrel, (Path *) path);
+}
+
 static void
 join_paths_hook(PlannerInfo *root, RelOptInfo *joinrel,
 				RelOptInfo *outerrel, RelOptInfo *innerrel,
 				JoinType jointype, JoinPathExtraData *extra)
 {
-	Path	   *inner_path = innerrel->cheapest_total_path;
-	Path	   *best = NULL;
-	Cost		best_saving = 0.0,
-				best_cost = 0.0;
+	Path	   *inner = innerrel->cheapest_total_path;
 	List	   *clauses;
 	Index		relid;
 	double		m;
-	bf_params	params;
-	JoinCostWorkspace ws;
-	HashPath   *path;
-	ListCell   *lc;
 
 	if (prev_join_pathlist_hook)
 		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype,
 								extra);
 	if (join_filter_mode != JOIN_FILTER_ON ||
 		(jointype != JOIN_INNER && jointype != JOIN_SEMI) ||
-		inner_path == NULL || PATH_REQ_OUTER(inner_path) != NULL ||
+		inner == NULL || PATH_REQ_OUTER(inner) != NULL ||
 		!bms_is_empty(joinrel->lateral_relids) ||
 		outerrel->rows < JF_MIN_REMOVED_ROWS)
 		return;
@@ -271,41 +329,29 @@ join_paths_hook(PlannerInfo *root, RelOptInfo *joinrel,
 	if (m > JF_MAX_MATCH)
 		return;
 	clauses = hash_clauses(extra->restrictlist, outerrel, innerrel);
-	if (clauses == NIL || (relid = probe_key_rel(clauses)) == 0 ||
-		!plan_filter(inner_path->rows, &params))
+	if (clauses == NIL || (relid = probe_key_rel(clauses)) == 0)
 		return;
 
-	foreach(lc, outerrel->pathlist)
-	{
-		Path	   *outer = lfirst(lc);
-		Cost		saving;
+	offer_hash_join(root, joinrel, jointype, extra, clauses,
+					outerrel->pathlist, inner, relid, m, false, false);
 
-		if (PATH_REQ_OUTER(outer) != NULL)
-			continue;
-		saving = path_saving(outer, inner_path, relid, m,
-							 (double) params.total_bytes);
-		if (saving > 0.0 &&
-			(best == NULL ||
-			 Max(outer->total_cost - saving, path_floor(outer, relid)) < best_cost))
-		{
-			best = outer;
-			best_saving = saving;
-			best_cost = Max(outer->total_cost - saving, path_floor(outer, relid));
-		}
-	}
-	if (best == NULL)
+	/*
+	 * Partial paths, as PostgreSQL makes them: each process hashes the
+	 * cheapest parallel-safe inner path, or its part of the cheapest partial
+	 * one into a Parallel Hash
+	 */
+	if (!joinrel->consider_parallel || outerrel->partial_pathlist == NIL)
 		return;
-
-	initial_cost_hashjoin(root, &ws, jointype, clauses, best, inner_path,
-						  extra, false);
-	path = create_hashjoin_path(root, joinrel, jointype, &ws, extra,
-								best, inner_path, false,
-								extra->restrictlist, NULL, clauses);
-	path->jpath.path.total_cost =
-		Max(path->jpath.path.total_cost - best_saving,
-			Max(path->jpath.path.startup_cost,
-				path_floor((Path *) path, relid)));
-	add_path(joinrel, (Path *) path);
+	if (innerrel->partial_pathlist != NIL && enable_parallel_hash)
+		offer_hash_join(root, joinrel, jointype, extra, clauses,
+						outerrel->partial_pathlist,
+						linitial(innerrel->partial_pathlist), relid, m,
+						true, true);
+	inner = get_cheapest_parallel_safe_total_inner(innerrel->pathlist);
+	if (inner != NULL)
+		offer_hash_join(root, joinrel, jointype, extra, clauses,
+						outerrel->partial_pathlist, inner, relid, m,
+						true, false);
 }
 
 void

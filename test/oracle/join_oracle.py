@@ -547,6 +547,8 @@ def coverage_ok(rn):
              "foreign scans whose Remote SQL tests a filter"),
             (rn.cov['counted_calls'], 1 if shapes.get('sidefx', 0) >= 10 else 0,
              "queries whose volatile functions were called"),
+            (rn.cov['on_replanned'], 1 if NQ >= 400 else 0,
+             "queries whose plan the setting on changed (the planner's choice of a filter)"),
             (rn.cov['epq_blocked'], NEPQ // 2 if NEPQ >= 4 else 0,
              "EvalPlanQual cases that blocked on the writer's row"),
             (rn.cov['epq_build'], NEPQ // 4 if NEPQ >= 4 else 0,
