@@ -17,7 +17,7 @@
  * counts as cpu_operator_cost, what PostgreSQL charges for hashing a probe
  * row.  Of the probe side's paths (not parameterized) the one cheapest with
  * its filter's saving is taken; the path never costs less than what the
- * filter cannot remove (path_floor).  Partial paths are offered as well,
+ * filter cannot remove (KeyPath's floor).  Partial paths are offered as well,
  * as PostgreSQL makes them (a Parallel Hash, and a hash of the whole build
  * side in each process).
  *
@@ -137,14 +137,31 @@ join_row_work(JoinPath *jp, Path *child)
 }
 
 /*
- * Follows the probe key's relation 'relid' down from 'path' through the
- * joins (and materializations and sorts) above it, adding to *work what a
- * row of each costs the node above it (times the rows); returns the rows
- * at the deepest node reached, where the filter would be tested
+ * What following the probe key down a path finds: the rows where the filter
+ * would be tested, what they cost on their way up (in probe_cost's units,
+ * as trace.c's Trace counts it on a plan) and what the path costs whatever
+ * the filter removes
  */
-static double
-follow_key(Path *path, Index relid, double *work)
+typedef struct KeyPath
 {
+	double		site_rows;
+	double		work;
+	Cost		floor;
+} KeyPath;
+
+/*
+ * Follows the probe key's relation 'relid' down from 'path' through the
+ * joins (and materializations and sorts) above it, to the deepest node
+ * that makes it, the site.  The work is what a row costs each node on the
+ * way (times the rows); the floor, what the filter cannot remove: the
+ * site's own cost, and the other side of each join on the way (a nested
+ * loop's inner side once)
+ */
+static void
+follow_key(Path *path, Index relid, KeyPath *kp)
+{
+	kp->work = 0.0;
+	kp->floor = 0.0;
 	for (;;)
 	{
 		JoinPath   *jp;
@@ -157,89 +174,56 @@ follow_key(Path *path, Index relid, double *work)
 			case T_MergeJoin:
 				jp = (JoinPath *) path;
 				if (bms_is_member(relid, jp->outerjoinpath->parent->relids))
+				{
 					next = jp->outerjoinpath;
+					kp->floor += jp->innerjoinpath->total_cost;
+				}
 				else if (bms_is_member(relid, jp->innerjoinpath->parent->relids))
+				{
 					next = jp->innerjoinpath;
+					kp->floor += jp->outerjoinpath->total_cost;
+				}
 				else
-					return path->rows;
-				*work += join_row_work(jp, next) * next->rows;
+					next = NULL;
+				if (next)
+					kp->work += join_row_work(jp, next) * next->rows;
 				break;
 			case T_Material:
 				next = ((MaterialPath *) path)->subpath;
-				*work += 0.5 * next->rows;
+				kp->work += 0.5 * next->rows;
 				break;
 			case T_Sort:
 				next = ((SortPath *) path)->subpath;
-				*work += next->rows;
+				kp->work += next->rows;
 				break;
 			default:
-				return path->rows;
+				next = NULL;
+				break;
+		}
+		if (next == NULL)
+		{
+			kp->site_rows = path->rows;
+			kp->floor += path->total_cost;
+			return;
 		}
 		path = next;
 	}
 }
 
 /*
- * What the filter of a hash join of 'outer' to 'inner' should save (net of
- * its cost, filter_net_saving) in PostgreSQL's cost units, with the join
- * keeping a fraction m of the probe rows
+ * What the filter of a hash join of 'outer' (followed down: kp) to 'inner'
+ * should save, net of its cost (filter_net_saving), in PostgreSQL's cost
+ * units, with the join keeping a fraction m of the probe rows
  */
 static Cost
-path_saving(Path *outer, Path *inner, Index relid, double m,
+path_saving(const KeyPath *kp, Path *outer, Path *inner, double m,
 			double filter_bytes)
 {
-	double		work = 0.0;
-	double		site_rows = follow_key(outer, relid, &work);
+	double		work = kp->work +
+		table_probe_cost(inner->rows, inner->pathtarget->width) * outer->rows;
 
-	work += table_probe_cost(inner->rows, inner->pathtarget->width) *
-		outer->rows;
 	return cpu_operator_cost *
-		filter_net_saving(m, site_rows, work, inner->rows, filter_bytes);
-}
-
-/*
- * What 'path' costs at least, whatever a filter on the probe key's relation
- * 'relid' removes: the filter thins out only the rows on their way up from
- * its site, so the site itself, the other side of each join on the way (a
- * nested loop's inner side once) and anything the key is not followed
- * through cost what they cost
- */
-static Cost
-path_floor(Path *path, Index relid)
-{
-	for (Cost floor = 0.0;;)
-	{
-		JoinPath   *jp;
-
-		switch (path->pathtype)
-		{
-			case T_HashJoin:
-			case T_NestLoop:
-			case T_MergeJoin:
-				jp = (JoinPath *) path;
-				if (bms_is_member(relid, jp->outerjoinpath->parent->relids))
-				{
-					floor += jp->innerjoinpath->total_cost;
-					path = jp->outerjoinpath;
-				}
-				else if (bms_is_member(relid, jp->innerjoinpath->parent->relids))
-				{
-					floor += jp->outerjoinpath->total_cost;
-					path = jp->innerjoinpath;
-				}
-				else
-					return floor + path->total_cost;
-				break;
-			case T_Material:
-				path = ((MaterialPath *) path)->subpath;
-				break;
-			case T_Sort:
-				path = ((SortPath *) path)->subpath;
-				break;
-			default:
-				return floor + path->total_cost;
-		}
-	}
+		filter_net_saving(m, kp->site_rows, work, inner->rows, filter_bytes);
 }
 
 /*
@@ -256,7 +240,8 @@ offer_hash_join(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 {
 	Path	   *best = NULL;
 	Cost		best_saving = 0.0,
-				best_cost = 0.0;
+				best_cost = 0.0,
+				best_floor = 0.0;
 	double		build_keys = inner->rows;
 	bf_params	params;
 	JoinCostWorkspace ws;
@@ -271,19 +256,22 @@ offer_hash_join(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	foreach(lc, outers)
 	{
 		Path	   *outer = lfirst(lc);
+		KeyPath		kp;
 		Cost		saving,
 					cost;
 
 		if (PATH_REQ_OUTER(outer) != NULL)
 			continue;
-		saving = path_saving(outer, inner, relid, m,
+		follow_key(outer, relid, &kp);
+		saving = path_saving(&kp, outer, inner, m,
 							 (double) params.total_bytes);
-		cost = Max(outer->total_cost - saving, path_floor(outer, relid));
+		cost = Max(outer->total_cost - saving, kp.floor);
 		if (saving > 0.0 && (best == NULL || cost < best_cost))
 		{
 			best = outer;
 			best_saving = saving;
 			best_cost = cost;
+			best_floor = kp.floor;
 		}
 	}
 	if (best == NULL)
@@ -297,7 +285,7 @@ offer_hash_join(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	path->jpath.path.total_cost =
 		Max(path->jpath.path.total_cost - best_saving,
 			Max(path->jpath.path.startup_cost,
-				path_floor((Path *) path, relid)));
+				best_floor + inner->total_cost));
 	if (partial)
 		add_partial_path(joinrel, (Path *) path);
 	else
