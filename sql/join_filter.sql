@@ -409,6 +409,10 @@ SELECT jf_hashed(:'q') AS hashed_when_off;
 SET bloomfilter.join_filter = on;
 SELECT jf_hashed(:'q') AS hashed_when_on,
        explain_json(:'q', 'COSTS OFF')::text LIKE '%join build%' AS filtered;
+-- the join's cost counts the filter's saving, but no more than what the scans of both sides cost
+SELECT (j ->> 'Total Cost')::float8 >= (j -> 'Plans' -> 0 ->> 'Total Cost')::float8
+                                       + (j -> 'Plans' -> 1 ->> 'Total Cost')::float8 AS not_below_its_scans
+FROM (SELECT explain_json(:'q', 'COSTS ON') -> 'Plan' -> 'Plans' -> 0 AS j) p;
 :q;
 RESET work_mem;
 -- a site below a Hash of the join's probe side (jf_m's rows, which the lower join hashes): a

@@ -322,6 +322,7 @@ typedef struct Trace
 /* trace.c */
 extern double table_probe_cost(double rows, int width);
 extern double probe_cost(HashJoin *join);
+extern double node_row_cost(NodeTag tag, bool from_outer);
 extern double filter_net_saving(double m, double site_rows, double work,
 								double build_rows, double filter_bytes);
 extern List *other_children(Plan *plan);

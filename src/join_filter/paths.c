@@ -111,9 +111,8 @@ probe_key_rel(List *clauses)
 /*
  * What a row from 'child' costs the join path 'jp', in probe_cost's units,
  * as trace.c's row_cost counts it on the plan the path becomes: a hash
- * join's probe of its table, or the Hash's add; a nested loop's 2 per outer
- * row (its inner scan) and 1 per inner row; a merge join's 1, and 1 more
- * where it sorts that side
+ * join's probe of its table, or the Hash's add; a merge join's step, and
+ * the Sort's where it sorts that side; a nested loop's (node_row_cost)
  */
 static double
 join_row_work(JoinPath *jp, Path *child)
@@ -125,14 +124,14 @@ join_row_work(JoinPath *jp, Path *child)
 		case T_HashJoin:
 			return outer ? table_probe_cost(jp->innerjoinpath->rows,
 											jp->innerjoinpath->pathtarget->width) :
-				1.0;
-		case T_NestLoop:
-			return outer ? 2.0 : 1.0;
+				node_row_cost(T_Hash, true);
 		case T_MergeJoin:
-			return 1.0 + ((outer ? ((MergePath *) jp)->outersortkeys :
-						   ((MergePath *) jp)->innersortkeys) != NIL);
+			return node_row_cost(T_MergeJoin, outer) +
+				((outer ? ((MergePath *) jp)->outersortkeys :
+				  ((MergePath *) jp)->innersortkeys) != NIL ?
+				 node_row_cost(T_Sort, true) : 0.0);
 		default:
-			return 0.0;
+			return node_row_cost(jp->path.pathtype, outer);
 	}
 }
 
@@ -190,11 +189,11 @@ follow_key(Path *path, Index relid, KeyPath *kp)
 				break;
 			case T_Material:
 				next = ((MaterialPath *) path)->subpath;
-				kp->work += 0.5 * next->rows;
+				kp->work += node_row_cost(T_Material, true) * next->rows;
 				break;
 			case T_Sort:
 				next = ((SortPath *) path)->subpath;
-				kp->work += next->rows;
+				kp->work += node_row_cost(T_Sort, true) * next->rows;
 				break;
 			default:
 				next = NULL;
@@ -308,8 +307,7 @@ join_paths_hook(PlannerInfo *root, RelOptInfo *joinrel,
 	if (join_filter_mode != JOIN_FILTER_ON ||
 		(jointype != JOIN_INNER && jointype != JOIN_SEMI) ||
 		inner == NULL || PATH_REQ_OUTER(inner) != NULL ||
-		!bms_is_empty(joinrel->lateral_relids) ||
-		outerrel->rows < JF_MIN_REMOVED_ROWS)
+		!bms_is_empty(joinrel->lateral_relids) || outerrel->rows <= 0)
 		return;
 
 	/* the fraction of probe rows with a partner, as placement.c counts it */

@@ -96,16 +96,21 @@ filter_net_saving(double m, double site_rows, double work, double build_rows,
 			   0.3 * build_rows - 0.1 * site_rows, 0.0);
 }
 
-/* The cost of a row that 'child' passes up to 'plan' (see Trace) */
-static double
-row_cost(Plan *plan, Plan *child)
+/*
+ * The cost of a row passed up to a node of kind 'tag' from its outer (or
+ * only) child or from its inner child, in probe_cost's units, for every kind
+ * but a hash join's probe (probe_cost): what trace_column counts on a plan
+ * and paths.c on a path.  A Hash's add, a sort or a merge join's step cost
+ * about a probe of a small table, a nested loop's outer row its inner scan
+ * (two), a materialized row half
+ */
+double
+node_row_cost(NodeTag tag, bool from_outer)
 {
-	switch (nodeTag(plan))
+	switch (tag)
 	{
-		case T_HashJoin:
-			return child == outerPlan(plan) ? probe_cost((HashJoin *) plan) : 0.0;
 		case T_NestLoop:
-			return child == outerPlan(plan) ? 2.0 : 1.0;
+			return from_outer ? 2.0 : 1.0;
 		case T_MergeJoin:
 		case T_Hash:
 		case T_Sort:
@@ -116,6 +121,15 @@ row_cost(Plan *plan, Plan *child)
 		default:
 			return 0.0;
 	}
+}
+
+/* The cost of a row that 'child' passes up to 'plan' (see Trace) */
+static double
+row_cost(Plan *plan, Plan *child)
+{
+	if (IsA(plan, HashJoin))
+		return child == outerPlan(plan) ? probe_cost((HashJoin *) plan) : 0.0;
+	return node_row_cost(nodeTag(plan), child == outerPlan(plan));
 }
 
 
