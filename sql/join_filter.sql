@@ -437,6 +437,25 @@ SELECT c.filters, c.same, c.nrows FROM jf_check(:'q') c;
 :q;
 RESET join_collapse_limit;
 RESET bloomfilter.join_filter;
+-- a site on the inner side of a nested loop runs once per outer row: here 20 index scans of
+-- 200 lines each, 99 % of which the join drops; at on the filter goes on the index scan, as
+-- the 3,960 rows it removes in all count (not the 198 of one scan)
+CREATE TABLE jf_sup (id int PRIMARY KEY, region int);
+INSERT INTO jf_sup SELECT g, g % 50 FROM generate_series(1, 1000) g;
+CREATE TABLE jf_li (ok int, sk int);
+INSERT INTO jf_li SELECT g, (g - 1) / 200 + 1 FROM generate_series(1, 200000) g;
+CREATE INDEX ON jf_li (sk);
+CREATE TABLE jf_or (k int, yr int);
+INSERT INTO jf_or SELECT g * 10, g % 10 FROM generate_series(1, 20000) g;
+ANALYZE jf_sup, jf_li, jf_or;
+SET bloomfilter.join_filter = on;
+\set q 'SELECT count(*) FROM jf_sup s JOIN jf_li l ON l.sk = s.id JOIN jf_or o ON o.k = l.ok WHERE s.region = 3 AND o.yr = 2'
+SELECT p ~ '"Node Type": "Nested Loop".*"bloomfilter join probe".*"Index Name": "jf_li_sk_idx"' AS probe_on_inner_scan,
+       (regexp_match(p, '"Rows Removed by Bloom Join Filter": (\d+)'))[1]::int > 150 AS removes_most
+FROM (SELECT explain_json(:'q', 'ANALYZE, COSTS OFF, TIMING OFF')::text AS p) e;
+SELECT c.same, c.nrows FROM jf_check(:'q') c;
+:q;
+RESET bloomfilter.join_filter;
 -- the filter's size: 1 % false positives for the build side's estimated rows; 5 % or 10 % when
 -- that passes a quarter of the hash join's memory (work_mem x hash_mem_multiplier); else none
 CREATE TABLE jf_big (k int);

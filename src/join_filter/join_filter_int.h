@@ -300,16 +300,21 @@ strip_relabel(Expr *e)
 
 /*
  * What following a probe key finds: the sites (Plan ** where a probe node
- * goes, and the key's column there) and the work the sites' rows cost on
- * their way up to the join, in units of an in-memory hash probe per row
- * (row_cost), summed over the nodes between each site and the join.
+ * goes, and the key's column there), the rows tested there and the work
+ * they cost on their way up to the join, in units of an in-memory hash
+ * probe per row (row_cost), summed over the nodes between each site and the
+ * join; all per run of the join's probe side: a node on the inner side of a
+ * nested loop runs once per outer row, and its plan_rows count one run.
  */
 typedef struct Trace
 {
 	List	   *sites;
 	List	   *attnos;
+	double		site_rows;
 	double		work;
 	const LoudParams *loud;		/* the statement's initplan outputs */
+	double		loops;			/* (while following: runs of the node per
+								 * run of the probe side, 0 for 1) */
 	int			below_blocking; /* (while following: Hash and Sort nodes
 								 * passed, which read their whole input when
 								 * first asked for a row) */

@@ -154,11 +154,15 @@ typedef struct KeyPath
  * that makes it, the site.  The work is what a row costs each node on the
  * way (times the rows); the floor, what the filter cannot remove: the
  * site's own cost, and the other side of each join on the way (a nested
- * loop's inner side once)
+ * loop's inner side once).  A nested loop's inner side runs once per outer
+ * row (loops, as trace.c's child_runs counts them), but for the input of a
+ * Material
  */
 static void
 follow_key(Path *path, Index relid, KeyPath *kp)
 {
+	double		loops = 1.0;
+
 	kp->work = 0.0;
 	kp->floor = 0.0;
 	for (;;)
@@ -175,25 +179,29 @@ follow_key(Path *path, Index relid, KeyPath *kp)
 				if (bms_is_member(relid, jp->outerjoinpath->parent->relids))
 				{
 					next = jp->outerjoinpath;
-					kp->floor += jp->innerjoinpath->total_cost;
+					kp->floor += jp->innerjoinpath->total_cost * loops;
 				}
 				else if (bms_is_member(relid, jp->innerjoinpath->parent->relids))
 				{
 					next = jp->innerjoinpath;
-					kp->floor += jp->outerjoinpath->total_cost;
+					kp->floor += jp->outerjoinpath->total_cost * loops;
+					if (path->pathtype == T_NestLoop)
+						loops *= Max(jp->outerjoinpath->rows, 1.0);
 				}
 				else
 					next = NULL;
 				if (next)
-					kp->work += join_row_work(jp, next) * next->rows;
+					kp->work += join_row_work(jp, next) * next->rows * loops;
 				break;
 			case T_Material:
 				next = ((MaterialPath *) path)->subpath;
-				kp->work += node_row_cost(T_Material, true) * next->rows;
+				if (PATH_REQ_OUTER(next) == NULL)
+					loops = 1.0;
+				kp->work += node_row_cost(T_Material, true) * next->rows * loops;
 				break;
 			case T_Sort:
 				next = ((SortPath *) path)->subpath;
-				kp->work += node_row_cost(T_Sort, true) * next->rows;
+				kp->work += node_row_cost(T_Sort, true) * next->rows * loops;
 				break;
 			default:
 				next = NULL;
@@ -201,8 +209,8 @@ follow_key(Path *path, Index relid, KeyPath *kp)
 		}
 		if (next == NULL)
 		{
-			kp->site_rows = path->rows;
-			kp->floor += path->total_cost;
+			kp->site_rows = path->rows * loops;
+			kp->floor += path->total_cost * loops;
 			return;
 		}
 		path = next;

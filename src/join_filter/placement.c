@@ -124,15 +124,10 @@ match_fraction(HashJoin *join)
  * of the nodes between the sites and the join and the join's own probe
  */
 static bool
-filter_pays(HashJoin *join, List *sites, double work,
+filter_pays(HashJoin *join, double site_rows, double work,
 			const bf_params *params)
 {
-	double		probe_rows = 0;
-	ListCell   *lc;
-
-	foreach(lc, sites)
-		probe_rows += (*(Plan **) lfirst(lc))->plan_rows;
-	return filter_net_saving(match_fraction(join), probe_rows,
+	return filter_net_saving(match_fraction(join), site_rows,
 							 work + probe_cost(join) * outerPlan(join)->plan_rows,
 							 outerPlan(innerPlan(join))->plan_rows,
 							 (double) params->total_bytes) > 0;
@@ -162,7 +157,8 @@ consider_join(Surgery *s, HashJoin *join)
 			   *keys = NIL;
 	List	   *best_sites = NIL,
 			   *best_attnos = NIL;
-	double		work = 0.0;
+	double		site_rows = 0.0,
+				work = 0.0;
 	bool		blocked = false;
 	Candidate  *c;
 	bf_params	params;
@@ -230,6 +226,7 @@ consider_join(Surgery *s, HashJoin *join)
 		{
 			best_sites = t.sites;
 			best_attnos = list_make1(t.attnos);
+			site_rows = t.site_rows;
 			work = t.work;
 			blocked = t.blocked;
 		}
@@ -254,7 +251,7 @@ consider_join(Surgery *s, HashJoin *join)
 	 */
 	if (join_filter_mode != JOIN_FILTER_ALWAYS &&
 		(list_length(keys) < list_length(join->hashkeys) ||
-		 !filter_pays(join, best_sites, work, &params)))
+		 !filter_pays(join, site_rows, work, &params)))
 		return;
 
 	c = palloc0(sizeof(Candidate));

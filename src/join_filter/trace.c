@@ -330,6 +330,22 @@ passes_quietly(Plan *plan, Plan *child, const LoudParams *loud)
 }
 
 /*
+ * How many times 'child' runs while 'plan' runs 'loops' times: a nested
+ * loop's inner side once per outer row; the input of a Material or a Hash
+ * once, unless a parameter changes it
+ */
+static double
+child_runs(Plan *plan, Plan *child, double loops)
+{
+	if (IsA(plan, NestLoop) && child == innerPlan(plan))
+		return loops * Max(outerPlan(plan)->plan_rows, 1.0);
+	if ((IsA(plan, Material) || IsA(plan, Hash)) &&
+		bms_is_empty(plan->allParam))
+		return 1.0;
+	return loops;
+}
+
+/*
  * Follows output column attno of *slot down to the nodes that produce it,
  * appending a site for each (several under an Append).  A node passes the
  * column on from a child when its target list entry is a plain reference to
@@ -339,7 +355,7 @@ passes_quietly(Plan *plan, Plan *child, const LoudParams *loud)
  * itself the site, unless a probe cannot stand above it: a Hash (its join
  * needs it as its direct child), the inner side of a merge join (it is
  * marked and restored), an asynchronous scan (its Append must see it).
- * 'work' is what a row of *slot costs up to the join (see Trace).
+ * 'work' is what the rows of *slot cost up to the join (see Trace).
  */
 bool
 trace_column(Plan **slot, AttrNumber attno, bool may_wrap, double work,
@@ -407,11 +423,16 @@ trace_column(Plan **slot, AttrNumber attno, bool may_wrap, double work,
 	{
 		bool		blocking = IsA(plan, Hash) || IsA(plan, Sort) ||
 			IsA(plan, IncrementalSort);
+		double		loops = Max(t->loops, 1.0);
+		double		runs = child_runs(plan, *child, loops);
 
 		t->below_blocking += blocking;
+		t->loops = runs;
 		found = trace_column(child, var->varattno, child_may_wrap,
-							 work + row_cost(plan, *child) * (*child)->plan_rows,
+							 work + row_cost(plan, *child) *
+							 (*child)->plan_rows * runs,
 							 t);
+		t->loops = loops;
 		t->below_blocking -= blocking;
 	}
 	if (found)
@@ -420,6 +441,7 @@ trace_column(Plan **slot, AttrNumber attno, bool may_wrap, double work,
 		return false;
 	t->sites = lappend(t->sites, slot);
 	t->attnos = lappend_int(t->attnos, attno);
+	t->site_rows += plan->plan_rows * Max(t->loops, 1.0);
 	t->work += work;
 	t->blocked |= t->below_blocking > 0;
 	return true;
