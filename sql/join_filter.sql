@@ -456,6 +456,26 @@ FROM (SELECT explain_json(:'q', 'ANALYZE, COSTS OFF, TIMING OFF')::text AS p) e;
 SELECT c.same, c.nrows FROM jf_check(:'q') c;
 :q;
 RESET bloomfilter.join_filter;
+-- a few site rows that a join between multiplies: the filter removes 570 of jf_d's 600 rows,
+-- under the 1,000 rows a filter must remove, but keeps 57,000 of the 60,000 rows the lower
+-- join would make from the join above, and those count
+CREATE TABLE jf_d (id int, k int);
+INSERT INTO jf_d SELECT g, g FROM generate_series(1, 600) g;
+CREATE TABLE jf_f (d_id int);
+INSERT INTO jf_f SELECT g % 600 + 1 FROM generate_series(1, 60000) g;
+CREATE TABLE jf_kb (k int);
+INSERT INTO jf_kb SELECT g * 20 FROM generate_series(1, 30) g;
+ANALYZE jf_d, jf_f, jf_kb;
+SET join_collapse_limit = 1;
+SET bloomfilter.join_filter = on;
+\set q 'SELECT count(*) FROM (jf_f f JOIN jf_d d ON f.d_id = d.id) JOIN jf_kb b ON d.k = b.k'
+SELECT p ~ '"bloomfilter join (scan|probe)".*"Relation Name": "jf_d"' AS filters_jf_d,
+       (regexp_match(p, '"Rows Removed by Bloom Join Filter": (\d+)'))[1]::int AS removed
+FROM (SELECT explain_json(:'q', 'ANALYZE, COSTS OFF, TIMING OFF')::text AS p) e;
+SELECT c.same, c.nrows FROM jf_check(:'q') c;
+:q;
+RESET join_collapse_limit;
+RESET bloomfilter.join_filter;
 -- the filter's size: 1 % false positives for the build side's estimated rows; 5 % or 10 % when
 -- that passes a quarter of the hash join's memory (work_mem x hash_mem_multiplier); else none
 CREATE TABLE jf_big (k int);

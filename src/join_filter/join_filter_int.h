@@ -52,7 +52,8 @@
  * paths of paths.c): a filter is placed when the join is expected to keep
  * at most JF_MAX_MATCH of its probe rows, when the rows it should remove
  * outweigh the cost of building and testing it, and when at least
- * JF_MIN_REMOVED_ROWS rows are expected to go.
+ * JF_MIN_REMOVED_ROWS rows are expected to go (at the sites, or from the
+ * join's probe side).
  */
 #define JF_MAX_MATCH		0.7
 #define JF_MIN_REMOVED_ROWS	1000.0
@@ -328,7 +329,8 @@ typedef struct Trace
 extern double table_probe_cost(double rows, int width);
 extern double probe_cost(HashJoin *join);
 extern double node_row_cost(NodeTag tag, bool from_outer);
-extern double filter_net_saving(double m, double site_rows, double work,
+extern double filter_net_saving(double m, double site_rows,
+								double probe_rows, double work,
 								double build_rows, double filter_bytes);
 extern List *other_children(Plan *plan);
 extern bool trace_column(Plan **slot, AttrNumber attno, bool may_wrap,

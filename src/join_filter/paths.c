@@ -230,7 +230,8 @@ path_saving(const KeyPath *kp, Path *outer, Path *inner, double m,
 		table_probe_cost(inner->rows, inner->pathtarget->width) * outer->rows;
 
 	return cpu_operator_cost *
-		filter_net_saving(m, kp->site_rows, work, inner->rows, filter_bytes);
+		filter_net_saving(m, kp->site_rows, outer->rows, work, inner->rows,
+						  filter_bytes);
 }
 
 /*

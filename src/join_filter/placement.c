@@ -128,6 +128,7 @@ filter_pays(HashJoin *join, double site_rows, double work,
 			const bf_params *params)
 {
 	return filter_net_saving(match_fraction(join), site_rows,
+							 outerPlan(join)->plan_rows,
 							 work + probe_cost(join) * outerPlan(join)->plan_rows,
 							 outerPlan(innerPlan(join))->plan_rows,
 							 (double) params->total_bytes) > 0;

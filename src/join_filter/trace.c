@@ -76,21 +76,25 @@ filter_test_cost(double filter_bytes)
 /*
  * What a filter should save less what it costs, in probe_cost's units, from
  * the estimates, or 0 when it should not be placed at all: the join keeps a
- * fraction 'm' of its probe rows; the rows it drops each save 'work' / (the
- * probe rows) on their way up (the work of the nodes between the sites and
- * the join, and the join's own probe: what placement.c's filter_pays and
- * paths.c count); against a test of each of the 'site_rows' rows where the
- * filter stands (filter_test_cost) and 0.3 of a unit per build row added;
- * less a margin of a tenth of a unit per row tested for the estimates'
- * errors.  A filter is placed where this is positive.
+ * fraction 'm' of its 'probe_rows' probe rows; the rows it drops each save
+ * 'work' / (the probe rows) on their way up (the work of the nodes between
+ * the sites and the join, and the join's own probe: what placement.c's
+ * filter_pays and paths.c count); against a test of each of the
+ * 'site_rows' rows where the filter stands (filter_test_cost) and 0.3 of a
+ * unit per build row added; less a margin of a tenth of a unit per row
+ * tested for the estimates' errors.  A filter is placed where this is
+ * positive, and where it removes JF_MIN_REMOVED_ROWS rows at its sites or
+ * keeps as many from the join (a few site rows that a join between
+ * multiplies count as the rows they would become).
  */
 double
-filter_net_saving(double m, double site_rows, double work, double build_rows,
-				  double filter_bytes)
+filter_net_saving(double m, double site_rows, double probe_rows, double work,
+				  double build_rows, double filter_bytes)
 {
 	double		gone = (1.0 - m) * (1.0 - JF_FPR);
 
-	if (m > JF_MAX_MATCH || site_rows * gone < JF_MIN_REMOVED_ROWS)
+	if (m > JF_MAX_MATCH ||
+		Max(site_rows, probe_rows) * gone < JF_MIN_REMOVED_ROWS)
 		return 0.0;
 	return Max(gone * work - filter_test_cost(filter_bytes) * site_rows -
 			   0.3 * build_rows - 0.1 * site_rows, 0.0);
