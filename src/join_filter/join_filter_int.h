@@ -315,7 +315,7 @@ typedef struct Trace
 	double		work;
 	const LoudParams *loud;		/* the statement's initplan outputs */
 	double		loops;			/* (while following: runs of the node per
-								 * run of the probe side, 0 for 1) */
+								 * run of the probe side; 1 to start) */
 	int			below_blocking; /* (while following: Hash and Sort nodes
 								 * passed, which read their whole input when
 								 * first asked for a row) */

@@ -154,9 +154,10 @@ typedef struct KeyPath
  * that makes it, the site.  The work is what a row costs each node on the
  * way (times the rows); the floor, what the filter cannot remove: the
  * site's own cost, and the other side of each join on the way (a nested
- * loop's inner side once).  A nested loop's inner side runs once per outer
- * row (loops, as trace.c's child_runs counts them), but for the input of a
- * Material
+ * loop's inner side once).  Each counts the runs of its node per run of
+ * 'path' (loops, as trace.c's child_runs counts them): a nested loop's
+ * inner side runs once per outer row; the input of a Material, or a hash
+ * join's build side, that takes no parameter, once.
  */
 static void
 follow_key(Path *path, Index relid, KeyPath *kp)
@@ -187,6 +188,9 @@ follow_key(Path *path, Index relid, KeyPath *kp)
 					kp->floor += jp->outerjoinpath->total_cost * loops;
 					if (path->pathtype == T_NestLoop)
 						loops *= Max(jp->outerjoinpath->rows, 1.0);
+					else if (path->pathtype == T_HashJoin &&
+							 PATH_REQ_OUTER(next) == NULL)
+						loops = 1.0;
 				}
 				else
 					next = NULL;

@@ -205,7 +205,7 @@ consider_join(Surgery *s, HashJoin *join)
 					build_proc;
 		Oid			lefttype,
 					righttype;
-		Trace		t = {.loud = &s->loud};
+		Trace		t = {.loud = &s->loud, .loops = 1.0};
 
 		if (!op_strict(opno) || !IsA(outer_key, Var) ||
 			((Var *) outer_key)->varno != OUTER_VAR)

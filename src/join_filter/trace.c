@@ -427,7 +427,7 @@ trace_column(Plan **slot, AttrNumber attno, bool may_wrap, double work,
 	{
 		bool		blocking = IsA(plan, Hash) || IsA(plan, Sort) ||
 			IsA(plan, IncrementalSort);
-		double		loops = Max(t->loops, 1.0);
+		double		loops = t->loops;
 		double		runs = child_runs(plan, *child, loops);
 
 		t->below_blocking += blocking;
@@ -445,7 +445,7 @@ trace_column(Plan **slot, AttrNumber attno, bool may_wrap, double work,
 		return false;
 	t->sites = lappend(t->sites, slot);
 	t->attnos = lappend_int(t->attnos, attno);
-	t->site_rows += plan->plan_rows * Max(t->loops, 1.0);
+	t->site_rows += plan->plan_rows * t->loops;
 	t->work += work;
 	t->blocked |= t->below_blocking > 0;
 	return true;
